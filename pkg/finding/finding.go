@@ -1,0 +1,109 @@
+// Package finding defines the one Finding type that flows through every
+// stage of the review after the model call: synthesis, validation, report
+// and publishing all speak it.
+package finding
+
+import "slices"
+
+// Severity is the impact class of a finding, P0 (worst) to P3.
+type Severity string
+
+// The four severities, worst first.
+const (
+	P0 Severity = "P0"
+	P1 Severity = "P1"
+	P2 Severity = "P2"
+	P3 Severity = "P3"
+)
+
+// Rank orders severities: P0 is 0, P3 is 3, anything unknown sorts last (4).
+func (s Severity) Rank() int {
+	switch s {
+	case P0:
+		return 0
+	case P1:
+		return 1
+	case P2:
+		return 2
+	case P3:
+		return 3
+	}
+	return 4
+}
+
+// Valid reports whether s is one of P0..P3.
+func (s Severity) Valid() bool { return s.Rank() < 4 }
+
+// Anchors are the only confidence values a finding may carry.
+var Anchors = []int{0, 25, 50, 75, 100}
+
+// GateAnchor is the lowest anchor that may reach the report comment.
+const GateAnchor = 75
+
+// ValidAnchor reports whether c is one of the five anchors.
+func ValidAnchor(c int) bool { return slices.Contains(Anchors, c) }
+
+// Promote returns the next anchor step up (50→75, 75→100, 100 stays).
+func Promote(c int) int {
+	switch {
+	case c >= 100:
+		return 100
+	case c >= 75:
+		return 100
+	case c >= 50:
+		return 75
+	case c >= 25:
+		return 50
+	}
+	return 25
+}
+
+// Routing values, most aggressive first; synthesis keeps the most
+// conservative (highest index) when merging.
+var (
+	AutofixClasses = []string{"safe_auto", "gated_auto", "manual", "advisory"}
+	Owners         = []string{"review-fixer", "downstream-resolver", "human", "release"}
+)
+
+// Finding is one problem a reviewer persona reported. The JSON fields up to
+// SuggestedFix are exactly the model-facing schema in
+// prompts/findings.schema.json; the rest are filled in by the pipeline and are
+// never accepted from a model (the schema rejects unknown fields before a
+// Finding is decoded).
+type Finding struct {
+	Title                string   `json:"title"`
+	Severity             Severity `json:"severity"`
+	File                 string   `json:"file"`
+	Line                 int      `json:"line"`
+	WhyItMatters         string   `json:"why_it_matters"`
+	AutofixClass         string   `json:"autofix_class"`
+	Owner                string   `json:"owner"`
+	RequiresVerification bool     `json:"requires_verification"`
+	Confidence           int      `json:"confidence"`
+	Evidence             []string `json:"evidence"`
+	PreExisting          bool     `json:"pre_existing"`
+	SuggestedFix         string   `json:"suggested_fix,omitempty"`
+
+	// Reviewers lists every persona that reported this finding, sorted.
+	Reviewers []string `json:"reviewers,omitempty"`
+	// Number is the finding's 1-based number in the report (0 = unnumbered).
+	Number int `json:"number,omitempty"`
+	// Promoted is true when cross-reviewer agreement raised the anchor.
+	Promoted bool `json:"promoted,omitempty"`
+	// Validation is the Stage 5b verdict, when the validator ran.
+	Validation *Validation `json:"validation,omitempty"`
+}
+
+// Answer is one persona's whole answer, as the findings schema describes it.
+type Answer struct {
+	Reviewer      string    `json:"reviewer"`
+	Findings      []Finding `json:"findings"`
+	ResidualRisks []string  `json:"residual_risks"`
+	TestingGaps   []string  `json:"testing_gaps"`
+}
+
+// Validation is the validator's answer for one finding (schema "validation").
+type Validation struct {
+	Validated bool   `json:"validated"`
+	Reason    string `json:"reason"`
+}

@@ -1,0 +1,119 @@
+package review
+
+import (
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+)
+
+// Verdict is the overall judgement of a review, decided by code.
+type Verdict string
+
+// Verdicts, as SPEC section 3 names them.
+const (
+	Ready          Verdict = "ready"
+	ReadyWithFixes Verdict = "ready-with-fixes"
+	NotReady       Verdict = "not-ready"
+	Degraded       Verdict = "degraded"
+)
+
+// Result is everything one review produced: what the report stage renders,
+// what the check run concludes from, and what report-path serializes.
+type Result struct {
+	Repo     string `json:"repo"`      // "owner/name"
+	PR       int    `json:"pr"`        // 0 for a local diff
+	HeadSHA  string `json:"head_sha"`  // full 40-char SHA ("" for a local diff)
+	Title    string `json:"title"`     // PR title (untrusted; sanitize before rendering)
+	Mode     string `json:"mode"`      // "comment" or "report-only"
+	Skipped  bool   `json:"skipped"`   // Stage 1 ended the run
+	SkipRule int    `json:"skip_rule"` // 1..4 when Skipped
+	// SkipReason is a human sentence, e.g. "pull request is a draft".
+	SkipReason string `json:"skip_reason,omitempty"`
+	// Carried is the earlier report's metadata when rule 4 fired.
+	Carried *Meta `json:"carried,omitempty"`
+
+	// Findings are the validated findings at anchor >= 75, sorted and
+	// numbered 1..N: exactly what the comment lists.
+	Findings []finding.Finding `json:"findings"`
+	// BelowBar are P0 findings at anchor 50 kept by the gate's escape hatch:
+	// shown in the check run and job summary, never in the comment.
+	BelowBar []finding.Finding `json:"below_bar"`
+	// PreExisting findings never leave the review; kept for report-path.
+	PreExisting []finding.Finding `json:"pre_existing"`
+	// Demoted holds, in report-only mode, the findings mode-aware demotion
+	// moved to testing gaps / residual risks.
+	Demoted []finding.Finding `json:"demoted"`
+	// TestingGaps and ResidualRisks are collected from persona answers.
+	TestingGaps   []string `json:"testing_gaps"`
+	ResidualRisks []string `json:"residual_risks"`
+
+	Coverage Coverage `json:"coverage"`
+	Verdict  Verdict  `json:"verdict"`
+	// Partial is true when some files went unreviewed or a persona failed.
+	Partial bool `json:"partial"`
+	// AllFailed is true when every persona failed: no report may claim a
+	// clean PR, the check fails, the exit code is 3.
+	AllFailed bool `json:"all_failed"`
+}
+
+// Meta is the JSON carried on the report's hidden metadata line.
+type Meta struct {
+	Version    int    `json:"version"`
+	HeadSHA    string `json:"head_sha"`
+	Verdict    string `json:"verdict"`
+	Conclusion string `json:"conclusion"`
+	Blocking   int    `json:"blocking"`
+}
+
+// PersonaRun says why a persona ran and how it went.
+type PersonaRun struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"` // "always on" or the selection reason
+	Model  string `json:"model"`
+	Calls  int    `json:"calls"`
+	// Failed is non-empty when the persona produced no usable answer.
+	Failed   string `json:"failed,omitempty"`
+	Findings int    `json:"findings"` // findings it reported (before synthesis)
+}
+
+// Excluded is a file left out of review, with the reason.
+type Excluded struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Rejection is a finding the validator (or its budget) dropped.
+type Rejection struct {
+	Title  string `json:"title"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// Usage is token and call accounting.
+type Usage struct {
+	Calls            int           `json:"calls"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CachedTokens     int           `json:"cached_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	Wall             time.Duration `json:"wall_ns"`
+}
+
+// Coverage is what the collapsed Coverage section reports.
+type Coverage struct {
+	Personas []PersonaRun `json:"personas"`
+	// DroppedByAnchor counts findings the gate dropped, keyed by anchor.
+	DroppedByAnchor map[int]int `json:"dropped_by_anchor"`
+	// DroppedByReason counts every synthesis drop by reason
+	// (e.g. "invalid", "file not in PR", "duplicate", "lint-ignore",
+	// "demoted", "below gate", "pre-existing").
+	DroppedByReason map[string]int `json:"dropped_by_reason"`
+	Demotions       int            `json:"demotions"`
+	// ValidatorRan is false in report-only mode (the report says so).
+	ValidatorRan bool        `json:"validator_ran"`
+	Validated    int         `json:"validated"`
+	Rejections   []Rejection `json:"rejections"` // validator said false, or failed
+	OverBudget   []Rejection `json:"over_budget"`
+	NotReviewed  []Excluded  `json:"not_reviewed"`
+	Usage        Usage       `json:"usage"`
+}
