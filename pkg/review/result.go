@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/marker"
 )
 
 // Verdict is the overall judgement of a review, decided by code.
@@ -30,7 +31,7 @@ type Result struct {
 	// SkipReason is a human sentence, e.g. "pull request is a draft".
 	SkipReason string `json:"skip_reason,omitempty"`
 	// Carried is the earlier report's metadata when rule 4 fired.
-	Carried *Meta `json:"carried,omitempty"`
+	Carried *marker.Meta `json:"carried,omitempty"`
 
 	// Findings are the validated findings at anchor >= 75, sorted and
 	// numbered 1..N: exactly what the comment lists.
@@ -56,7 +57,6 @@ type Result struct {
 	AllFailed bool `json:"all_failed"`
 }
 
-// Meta is the JSON carried on the report's hidden metadata line.
 type Meta struct {
 	Version    int    `json:"version"`
 	HeadSHA    string `json:"head_sha"`
