@@ -1,0 +1,103 @@
+package github
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	gh "github.com/google/go-github/v62/github"
+)
+
+// ErrRetryBudget is wrapped by the error returned when the next retry wait
+// would exceed what is left of Policy.Budget, or a primary rate limit resets
+// later than that.
+var ErrRetryBudget = errors.New("github: retry budget exhausted")
+
+// ErrNotFound is matched (errors.Is) by an *APIError for a 404 on a read.
+var ErrNotFound = errors.New("github: not found")
+
+// APIError is a GitHub answer the client could not use.
+type APIError struct {
+	Op      string // what was attempted, e.g. "get pull request octo/repo#7"
+	Status  int    // HTTP status
+	Message string // GitHub's message
+	err     error
+}
+
+func (e *APIError) Error() string {
+	if e.Status == http.StatusNotFound {
+		return fmt.Sprintf("github: %s: not found (HTTP 404): %s", e.Op, e.Message)
+	}
+	return fmt.Sprintf("github: %s: HTTP %d: %s", e.Op, e.Status, e.Message)
+}
+
+// Unwrap returns go-github's error.
+func (e *APIError) Unwrap() error { return e.err }
+
+// Is reports whether e is a not-found, so errors.Is(err, ErrNotFound) works.
+func (e *APIError) Is(target error) bool {
+	return target == ErrNotFound && e.Status == http.StatusNotFound
+}
+
+// PermissionError is a 403 (not a rate limit) or 404 on a write: the token
+// cannot do what was asked. It is never retried.
+type PermissionError struct {
+	Op         string // e.g. "create comment on octo/repo#7"
+	Status     int    // 403 or 404
+	Permission string // the workflow permission needed, e.g. "checks: write"
+	err        error
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("github: %s: HTTP %d: the token lacks %q (grant it under `permissions:` in the workflow)",
+		e.Op, e.Status, e.Permission)
+}
+
+// Unwrap returns go-github's error.
+func (e *PermissionError) Unwrap() error { return e.err }
+
+// Permissions the writes need, as named in a workflow's `permissions:` block.
+const (
+	PermPullRequestsWrite = "pull-requests: write"
+	PermChecksWrite       = "checks: write"
+)
+
+// classify turns a go-github error into this package's errors. perm is ""
+// for reads.
+func classify(op, perm string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		status  int
+		message string
+		limited bool
+	)
+	var rl *gh.RateLimitError
+	var ab *gh.AbuseRateLimitError
+	var er *gh.ErrorResponse
+	switch {
+	case errors.As(err, &rl):
+		status, message, limited = statusOf(rl.Response), rl.Message, true
+	case errors.As(err, &ab):
+		status, message, limited = statusOf(ab.Response), ab.Message, true
+	case errors.As(err, &er):
+		status, message = statusOf(er.Response), er.Message
+	default:
+		return fmt.Errorf("github: %s: %w", op, err)
+	}
+	if perm != "" && !limited && (status == http.StatusForbidden || status == http.StatusNotFound) {
+		return &PermissionError{Op: op, Status: status, Permission: perm, err: err}
+	}
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	return &APIError{Op: op, Status: status, Message: message, err: err}
+}
+
+func statusOf(r *http.Response) int {
+	if r == nil {
+		return 0
+	}
+	return r.StatusCode
+}
