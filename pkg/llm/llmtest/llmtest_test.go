@@ -1,0 +1,198 @@
+package llmtest_test
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+const validBody = `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"shared"},{"role":"user","content":"Reviewer: correctness\nreview"}],"response_format":{"type":"json_object"}}`
+
+func post(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func keys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+func TestResponseShape(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	status, body := post(t, s.URL+"/v1/chat/completions", validBody)
+	if status != 200 {
+		t.Fatalf("got status %d %s; want 200", status, body)
+	}
+	doc, err := llmtest.Definition("CreateChatCompletionResponse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(doc), gojsonschema.NewBytesLoader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid() {
+		t.Errorf("response does not validate against CreateChatCompletionResponse: %v", res.Errors())
+	}
+
+	raw, err := fixtures.FS.ReadFile("openai/chat-completions.examples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples map[string]map[string]any
+	if err := json.Unmarshal(raw, &examples); err != nil {
+		t.Fatal(err)
+	}
+	want := examples["Default"]
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	pairs := []struct {
+		name      string
+		got, want map[string]any
+	}{
+		{"response", got, want},
+		{"choice", got["choices"].([]any)[0].(map[string]any), want["choices"].([]any)[0].(map[string]any)},
+		{"message", got["choices"].([]any)[0].(map[string]any)["message"].(map[string]any),
+			want["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)},
+		{"usage", got["usage"].(map[string]any), want["usage"].(map[string]any)},
+		{"prompt_tokens_details", got["usage"].(map[string]any)["prompt_tokens_details"].(map[string]any),
+			want["usage"].(map[string]any)["prompt_tokens_details"].(map[string]any)},
+	}
+	for _, p := range pairs {
+		if g, w := strings.Join(keys(p.got), ","), strings.Join(keys(p.want), ","); g != w {
+			t.Errorf("%s keys: got %s; want %s (as in the published example)", p.name, g, w)
+		}
+	}
+	if v := s.Violations(); len(v) != 0 {
+		t.Errorf("got violations %v; want none", v)
+	}
+}
+
+func TestViolations(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, body, want string
+	}{
+		{"empty messages", "/chat/completions", `{"model":"m","messages":[]}`, "schema"},
+		{"unknown role", "/chat/completions", `{"model":"m","messages":[{"role":"robot","content":"Reviewer: x\n"}]}`, "schema"},
+		{"missing model", "/chat/completions", `{"messages":[{"role":"user","content":"Reviewer: x\n"}]}`, "model"},
+		{"bad response_format", "/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Reviewer: x\n"}],"response_format":{"type":"yaml"}}`, "schema"},
+		{"json_schema without a name", "/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Reviewer: x\n"}],"response_format":{"type":"json_schema","json_schema":{"strict":true}}}`, "schema"},
+		{"not JSON", "/chat/completions", `{`, "not JSON"},
+		{"unknown path", "/v2/complete", validBody, "unknown path"},
+		{"azure without api-version", "/openai/deployments/d/chat/completions", validBody, "api-version"},
+		{"no persona header", "/chat/completions", `{"model":"m","messages":[{"role":"user","content":"review this"}]}`, "Reviewer:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := llmtest.New()
+			defer s.Close()
+			status, body := post(t, s.URL+tc.path, tc.body)
+			if status != 400 {
+				t.Errorf("got status %d; want 400", status)
+			}
+			v := s.Violations()
+			if len(v) == 0 || !strings.Contains(strings.Join(v, "\n"), tc.want) {
+				t.Errorf("got violations %v; want one mentioning %q", v, tc.want)
+			}
+			if !strings.Contains(string(body), `"error"`) {
+				t.Errorf("got body %s; want an OpenAI error object", body)
+			}
+			if len(s.Requests()) != 1 {
+				t.Errorf("got %d recorded requests; want 1", len(s.Requests()))
+			}
+		})
+	}
+}
+
+func TestScriptsAndRecording(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	s.Script("correctness", llmtest.OK(`{"n":1}`), llmtest.Quota())
+	var contents []string
+	var statuses []int
+	for range 3 {
+		status, body := post(t, s.URL+"/chat/completions", validBody)
+		statuses = append(statuses, status)
+		var c struct {
+			Choices []struct{ Message struct{ Content string } }
+		}
+		json.Unmarshal(body, &c)
+		if len(c.Choices) > 0 {
+			contents = append(contents, c.Choices[0].Message.Content)
+		}
+	}
+	if got, want := statuses, []int{200, 429, 200}; !slices.Equal(got, want) {
+		t.Errorf("got statuses %v; want %v", got, want)
+	}
+	if len(contents) != 2 || contents[0] != `{"n":1}` || !strings.Contains(contents[1], `"reviewer":"correctness"`) {
+		t.Errorf("got contents %q; want the scripted one then the default answer", contents)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 3 || reqs[0].Persona != "correctness" || reqs[0].Model != "gpt-4o-mini" || reqs[0].ResponseFormat != "json_object" {
+		t.Errorf("got requests %+v; want 3 from correctness, gpt-4o-mini, json_object", reqs)
+	}
+
+	// Azure path shape.
+	status, _ := post(t, s.URL+"/openai/deployments/my-dep/chat/completions?api-version=2024-10-21", validBody)
+	last := s.Requests()[3]
+	if status != 200 || last.Deployment != "my-dep" || last.APIVersion != "2024-10-21" {
+		t.Errorf("azure: got status %d deployment %q version %q; want 200 my-dep 2024-10-21", status, last.Deployment, last.APIVersion)
+	}
+
+	s.RejectJSONSchema(true)
+	schemaBody := strings.Replace(validBody, `{"type":"json_object"}`,
+		`{"type":"json_schema","json_schema":{"name":"findings","strict":true,"schema":{"type":"object"}}}`, 1)
+	status, body := post(t, s.URL+"/chat/completions", schemaBody)
+	if status != 400 || !strings.Contains(string(body), "response_format") {
+		t.Errorf("json_schema while rejecting: got %d %s; want 400 naming response_format", status, body)
+	}
+	if r := s.Requests()[4]; r.SchemaName != "findings" || !r.Strict {
+		t.Errorf("got schema name %q strict %v; want findings true", r.SchemaName, r.Strict)
+	}
+	if v := s.Violations(); len(v) != 0 {
+		t.Errorf("got violations %v; want none", v)
+	}
+}
+
+func TestMaxInFlight(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	// Each request waits until all four have arrived, so the peak is exactly 4.
+	var arrived sync.WaitGroup
+	arrived.Add(4)
+	s.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		arrived.Done()
+		arrived.Wait()
+		return llmtest.Reply{Content: llmtest.DefaultContent(r), Delay: time.Millisecond}
+	})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { post(t, s.URL+"/chat/completions", validBody) })
+	}
+	wg.Wait()
+	if got := s.MaxInFlight(); got != 4 {
+		t.Errorf("MaxInFlight: got %d; want 4", got)
+	}
+}
