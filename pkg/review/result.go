@@ -57,14 +57,6 @@ type Result struct {
 	AllFailed bool `json:"all_failed"`
 }
 
-type Meta struct {
-	Version    int    `json:"version"`
-	HeadSHA    string `json:"head_sha"`
-	Verdict    string `json:"verdict"`
-	Conclusion string `json:"conclusion"`
-	Blocking   int    `json:"blocking"`
-}
-
 // PersonaRun says why a persona ran and how it went.
 type PersonaRun struct {
 	Name   string `json:"name"`

@@ -1,0 +1,78 @@
+package report_test
+
+import (
+	"fmt"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+func ExampleComment() {
+	r := review.Result{
+		Repo:    "octo/widgets",
+		PR:      7,
+		HeadSHA: "0123456789abcdef0123456789abcdef01234567",
+		Mode:    "comment",
+		Findings: []finding.Finding{{
+			Title:        "Error from Close is dropped",
+			Severity:     finding.P1,
+			File:         "store/file.go",
+			Line:         31,
+			WhyItMatters: "A failed flush loses writes silently; ping @octocat.",
+			Confidence:   100,
+			Reviewers:    []string{"correctness", "reliability"},
+			Number:       1,
+			Promoted:     true,
+		}},
+		Coverage: review.Coverage{
+			Personas: []review.PersonaRun{
+				{Name: "correctness", Reason: "always on", Calls: 1, Findings: 1},
+				{Name: "reliability", Reason: "error handling in store/file.go", Calls: 1, Findings: 1},
+			},
+			ValidatorRan: true,
+			Validated:    1,
+			Usage:        review.Usage{Calls: 3, PromptTokens: 5200, CachedTokens: 4096, CompletionTokens: 310},
+		},
+		Verdict: review.NotReady,
+	}
+	conclusion, blocking := report.Conclusion(r, "P1")
+	fmt.Println(conclusion, blocking)
+	fmt.Print(report.Comment(r, report.Options{}))
+	// Output:
+	// failure 1
+	// <!-- anchor-review:report -->
+	// <!-- anchor-review:meta {"version":1,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1} -->
+	// ## anchor-review: 1 finding
+	//
+	// **Team:** correctness (always on); reliability (error handling in store/file.go).
+	//
+	// ### P1: defects normal use will hit
+	//
+	// | # | File | Issue | Reviewer | Confidence |
+	// |---|---|---|---|---|
+	// | 1 | [store/file.go:31](https://github.com/octo/widgets/blob/0123456789abcdef0123456789abcdef01234567/store/file.go#L30-L32) | **Error from Close is dropped**<br>A failed flush loses writes silently; ping @​octocat. | correctness, reliability | 100 (promoted) |
+	//
+	// <details><summary>Coverage</summary>
+	//
+	// **Personas:** 2 personas ran.
+	//
+	// - correctness: always on · 1 call · 1 finding
+	// - reliability: error handling in store/file.go · 1 call · 1 finding
+	//
+	// **Gate (anchor 75):** none dropped.
+	//
+	// **Synthesis drops:** none dropped.
+	//
+	// **Demotions:** none.
+	//
+	// **Validator:** ran; 1 validated, 0 rejected or failed.
+	//
+	// **Not reviewed:** none.
+	//
+	// **Tokens:** 5,200 prompt (4,096 cached), 310 completion, 3 calls.
+	//
+	// </details>
+	//
+	// **Verdict: Not ready**
+}

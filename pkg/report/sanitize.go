@@ -1,0 +1,345 @@
+package report
+
+import (
+	"cmp"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Redacted replaces anything shaped like a secret.
+const Redacted = "[REDACTED]"
+
+// escapedRedacted is Redacted as Markdown text: brackets escaped so it can
+// never open a link.
+const escapedRedacted = `\[REDACTED\]`
+
+// linkRemoved replaces a bare URL to a host other than the repository's.
+const linkRemoved = "(link removed)"
+
+// minSecretLen is the shortest o.Secrets value that is redacted.
+const minSecretLen = 4
+
+// Compiled once; regexps are safe for concurrent use and never modified.
+var (
+	// secretPatterns match credentials by shape. Each is anchored on a word
+	// boundary so ordinary words ("task-list") do not match. The hint is a
+	// literal every match contains (case-folded when fold is set), checked
+	// first because most text holds no secret and regexps are slow.
+	secretPatterns = []struct {
+		re   *regexp.Regexp
+		hint string
+	}{
+		{regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`), "PRIVATE KEY"},
+		{regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), "sk-"},
+		{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), "github_pat_"},
+		{regexp.MustCompile(`\bgh[opsur]_[A-Za-z0-9]{20,}`), "_"},
+		{regexp.MustCompile(`\bxox[baprs]-[A-Za-z0-9-]{10,}`), "xox"},
+		{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), "AKIA"},
+		{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), "eyJ"},
+	}
+	// bearerPattern's replacement keeps the scheme word so the text reads.
+	bearerPattern = regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}`)
+	// markerPattern matches copies of the hidden marker words in any case.
+	markerPattern = regexp.MustCompile(`(?i)anchor-review:(?:report|meta)`)
+	// linkPattern matches inline links and images: [text](dest "title").
+	linkPattern = regexp.MustCompile(`(!?)\[([^\[\]]*)\]\(\s*([^()\s]*)(?:\s+"[^"]*")?\s*\)`)
+	// bareURLPattern matches what GitHub could autolink: scheme URLs and
+	// www. hosts, up to whitespace or '<'. No word boundary: GitHub also
+	// autolinks after '_' or '*', which \b would miss.
+	bareURLPattern = regexp.MustCompile(`(?i)(?:(?:https?|ftp)://|www\.)[^\s<>]*`)
+	// issueRefPattern matches #123, which GitHub turns into a cross-reference
+	// (a timeline event in the referenced issue).
+	issueRefPattern = regexp.MustCompile(`#([0-9])`)
+
+	// cellEscaper escapes text for a Markdown table cell. Backslash first:
+	// it is the escape character itself. Backticks are escaped because
+	// escapes do not work inside code spans; '@' gets a zero-width space so
+	// no mention can ping.
+	cellEscaper = strings.NewReplacer(
+		`\`, `\\`,
+		"&", "&amp;",
+		"<", "&lt;",
+		">", "&gt;",
+		"|", `\|`,
+		"[", `\[`,
+		"]", `\]`,
+		"`", "\\`",
+		"@", "@\u200b",
+	)
+	// urlEscaper makes a kept link destination safe in a table cell.
+	urlEscaper = strings.NewReplacer(
+		"@", "%40",
+		"|", "%7C",
+		`\`, "%5C",
+		"`", "%60",
+		"<", "%3C",
+		">", "%3E",
+		"[", "%5B",
+		"]", "%5D",
+		`"`, "%22",
+		"&", "&amp;",
+	)
+)
+
+// Sanitize turns model-written (or pull-request-controlled) text into safe
+// single-line Markdown for a table cell or list item:
+//   - invisible characters (zero-width, bidi controls, tag characters) are
+//     stripped, newlines and other whitespace runs become one space;
+//   - every o.Secrets value (4 runes or longer) and anything shaped like a
+//     key or token (sk-…, ghp_…, github_pat_…, xoxb-…, AKIA…, private key
+//     blocks, Bearer tokens, JWTs) becomes [REDACTED];
+//   - images are removed; links and bare URLs to hosts other than
+//     o.ServerURL's are replaced by their text or "(link removed)";
+//   - HTML is escaped (no raw '<' survives), '@' is followed by a zero-width
+//     space so mentions cannot ping, '#123' cannot cross-reference, table
+//     pipes, brackets, backticks and backslashes are escaped;
+//   - copies of the report marker are removed.
+//
+// Workflow-command shapes ("::error::") mean nothing in Markdown and stay as
+// text.
+func Sanitize(s string, o Options) string {
+	secrets := secretValues(o.Secrets)
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = stripInvisible(s)
+	s = redact(s, secrets) // before whitespace folding: key blocks span lines
+	s = strings.Join(strings.Fields(s), " ")
+	s = rewriteLinks(s, o, secrets)
+	s = strings.Join(strings.Fields(s), " ") // removed images leave gaps
+	return finalPass(s, secrets, escapedRedacted)
+}
+
+// sanitizePlain cleans model text for plain-text surfaces (annotation titles
+// and messages, the check title): no Markdown escaping, newlines kept, but
+// secrets, mentions, markers and invisible characters are handled as in
+// Sanitize.
+func sanitizePlain(s string, o Options) string {
+	secrets := secretValues(o.Secrets)
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = stripInvisible(s)
+	s = redact(s, secrets)
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
+	s = plainLinks(s, o.host())
+	s = strings.ReplaceAll(s, "@", "@\u200b")
+	return strings.TrimSpace(finalPass(s, secrets, Redacted))
+}
+
+// finalPass removes marker copies and redacts once more until nothing
+// changes: removing text can join the halves of a secret or a marker. repl
+// is the replacement, already escaped for the output's syntax.
+func finalPass(s string, secrets []string, repl string) string {
+	for range 8 {
+		next := s
+		if containsFold(s, "anchor-review:") {
+			next = markerPattern.ReplaceAllString(s, "")
+		}
+		next = redactWith(next, secrets, repl)
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+// secretValues keeps the redactable secrets, longest first so a secret that
+// contains another is redacted whole.
+func secretValues(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if utf8.RuneCountInString(s) >= minSecretLen && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return out
+}
+
+// redact replaces secret values and secret-shaped text with Redacted.
+func redact(s string, secrets []string) string { return redactWith(s, secrets, Redacted) }
+
+// redactWith replaces secret values and secret-shaped text with repl,
+// repeating until nothing changes (a replacement can complete a pattern).
+func redactWith(s string, secrets []string, repl string) string {
+	for range 8 {
+		before := s
+		for _, v := range secrets {
+			s = strings.ReplaceAll(s, v, repl)
+		}
+		for _, p := range secretPatterns {
+			if strings.Contains(s, p.hint) {
+				s = p.re.ReplaceAllLiteralString(s, repl)
+			}
+		}
+		if containsFold(s, "bearer") {
+			s = bearerPattern.ReplaceAllLiteralString(s, "Bearer "+repl)
+		}
+		if s == before {
+			break
+		}
+	}
+	return s
+}
+
+// stripInvisible drops characters that hide text from a reader: zero-width
+// characters, bidi controls, soft hyphens and Unicode tag characters.
+func stripInvisible(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\u00ad', r == '\u034f', r == '\u061c', r == '\u180e',
+			r >= '\u200b' && r <= '\u200f',
+			r >= '\u202a' && r <= '\u202e',
+			r >= '\u2060' && r <= '\u206f',
+			r == '\ufeff',
+			r >= '\U000e0000' && r <= '\U000e007f':
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// rewriteLinks splits s into plain text and inline links, drops images,
+// keeps links to the repository's host, replaces other links by their
+// text, and escapes the plain text for a table cell. Plain text is escaped
+// after the split, so no bracket left in it can form a new link.
+func rewriteLinks(s string, o Options, secrets []string) string {
+	host := o.host()
+	var out, run strings.Builder
+	flush := func() {
+		// A removed link can join two halves of a secret: redact the run.
+		out.WriteString(escapeText(redact(run.String(), secrets), host))
+		run.Reset()
+	}
+	var matches [][]int
+	if strings.Contains(s, "](") {
+		matches = linkPattern.FindAllStringSubmatchIndex(s, -1)
+	}
+	last := 0
+	for _, m := range matches {
+		run.WriteString(s[last:m[0]])
+		last = m[1]
+		image := m[3] > m[2]
+		text, dest := s[m[4]:m[5]], s[m[6]:m[7]]
+		switch {
+		case image:
+			// Images can track readers and carry text; drop them whole.
+		case sameHost(dest, host):
+			flush()
+			out.WriteString("[" + escapeText(redact(text, secrets), host) + "](" + urlEscaper.Replace(dest) + ")")
+		default:
+			run.WriteString(text)
+		}
+	}
+	run.WriteString(s[last:])
+	flush()
+	return out.String()
+}
+
+// plainLinks is rewriteLinks for plain text: images dropped, links to
+// other hosts replaced by their text, bare URLs to other hosts removed.
+func plainLinks(s, host string) string {
+	if !strings.Contains(s, "](") {
+		return removeForeignURLs(s, host)
+	}
+	s = linkPattern.ReplaceAllStringFunc(s, func(m string) string {
+		sub := linkPattern.FindStringSubmatch(m)
+		switch {
+		case sub[1] != "":
+			return ""
+		case sameHost(sub[3], host):
+			return m
+		}
+		return sub[2]
+	})
+	return removeForeignURLs(s, host)
+}
+
+// removeForeignURLs replaces bare URLs to hosts other than host.
+func removeForeignURLs(s, host string) string {
+	if !strings.Contains(s, "://") && !containsFold(s, "www.") {
+		return s
+	}
+	return bareURLPattern.ReplaceAllStringFunc(s, func(u string) string {
+		trimmed := strings.TrimRight(u, `?!.,:;*_~'")`)
+		if sameHost(trimmed, host) {
+			return u
+		}
+		return linkRemoved + u[len(trimmed):]
+	})
+}
+
+// escapeText removes bare URLs to other hosts and escapes the rest.
+func escapeText(s, host string) string {
+	s = cellEscaper.Replace(removeForeignURLs(s, host))
+	return issueRefPattern.ReplaceAllString(s, "#\u200b$1")
+}
+
+// sameHost reports whether raw is an http(s) URL on host.
+func sameHost(raw, host string) bool {
+	if strings.HasPrefix(strings.ToLower(raw), "www.") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil {
+		return false
+	}
+	return strings.EqualFold(u.Hostname(), host)
+}
+
+// containsFold reports whether s contains the ASCII lower-case substr in
+// any case. Unicode case folding could map other letters onto ASCII ones
+// ('K' for the Kelvin sign), so any non-ASCII byte counts as a possible
+// match and sends the caller to the exact regexp.
+func containsFold(s, substr string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(s), substr)
+}
+
+// clip shortens sanitized text to at most n runes, ending in "…". It never
+// leaves a dangling escape backslash.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := s[:runeOffset(s, n-1)]
+	// Do not split an escape pair or an entity.
+	if i := strings.LastIndexByte(cut, '&'); i >= 0 && !strings.Contains(cut[i:], ";") {
+		cut = cut[:i]
+	}
+	if trailing := len(cut) - len(strings.TrimRight(cut, `\`)); trailing%2 == 1 {
+		cut = cut[:len(cut)-1]
+	}
+	return cut + "…"
+}
+
+// runeOffset is the byte offset of the n-th rune of s (len(s) past the end).
+func runeOffset(s string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	i := 0
+	for off := range s {
+		if i == n {
+			return off
+		}
+		i++
+	}
+	return len(s)
+}
