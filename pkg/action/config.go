@@ -1,0 +1,447 @@
+// Package action adapts anchor-review to GitHub Actions: it reads the
+// step's inputs and environment into one typed Config, parses the event
+// that started the run, and (in other files) publishes outputs and maps
+// results to exit codes.
+//
+// # Configuration
+//
+// Inputs are read with go-githubactions from INPUT_<NAME> variables, the
+// name upper-cased with its hyphens kept (INPUT_BASE-URL), which is how the
+// runner passes them to a container action. The underscore form
+// (INPUT_BASE_URL) is accepted as a fallback for people who set inputs by
+// hand in a shell. Every input has the default that action.yml declares, so
+// a missing variable behaves like an omitted input.
+//
+// LoadConfig validates everything before any API call and reports every
+// problem at once, each naming its input; the error matches ErrConfig.
+//
+// The api-key input is required unless base-url points at the local machine
+// (host localhost, *.localhost, or a loopback address such as 127.0.0.1 or
+// [::1]), which is how a self-hosted runner talks to Ollama or a local vLLM
+// without a key. The model defaults to gpt-4.1-mini: current, cheap and
+// offered by OpenAI and Azure OpenAI alike; strong-model and
+// validator-model default to model.
+package action
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Defaults for the inputs and the environment.
+const (
+	DefaultBaseURL        = "https://api.openai.com/v1"
+	DefaultModel          = "gpt-4.1-mini"
+	DefaultMode           = ModeComment
+	DefaultFailOn         = "P1"
+	DefaultMaxValidations = 15
+	DefaultMaxConcurrency = 8
+	DefaultMaxLLMCalls    = 60
+	DefaultBotLogin       = "github-actions[bot]"
+	DefaultAPIURL         = "https://api.github.com/"
+	DefaultServerURL      = "https://github.com"
+)
+
+// Modes of the mode input.
+const (
+	ModeComment    = "comment"
+	ModeReportOnly = "report-only"
+)
+
+// FailOnNever is the fail-on value that never fails the check.
+const FailOnNever = "never"
+
+// Bounds of the numeric inputs, inclusive.
+const (
+	MinMaxValidations = 0
+	MaxMaxValidations = 100
+	MinMaxConcurrency = 1
+	MaxMaxConcurrency = 64
+	MinMaxLLMCalls    = 1
+	MaxMaxLLMCalls    = 1000
+)
+
+// Names of the step outputs (SPEC section 3).
+const (
+	OutputSkipped    = "skipped"
+	OutputSkipReason = "skip-reason"
+	OutputFindings   = "findings"
+	OutputVerdict    = "verdict"
+	OutputConclusion = "conclusion"
+	OutputCommentURL = "comment-url"
+	OutputReportPath = "report-path"
+)
+
+// Outputs lists the step outputs in the order action.yml declares them.
+func Outputs() []string {
+	return []string{
+		OutputSkipped, OutputSkipReason, OutputFindings, OutputVerdict,
+		OutputConclusion, OutputCommentURL, OutputReportPath,
+	}
+}
+
+// Input is one action input as action.yml declares it.
+type Input struct {
+	Name    string
+	Default string // "" when the input has no default
+}
+
+// Inputs lists every action input with its action.yml default, in the order
+// action.yml declares them. LoadConfig reads exactly these.
+func Inputs() []Input {
+	return []Input{
+		{Name: "github-token", Default: "${{ github.token }}"},
+		{Name: "api-key"},
+		{Name: "base-url", Default: DefaultBaseURL},
+		{Name: "model", Default: DefaultModel},
+		{Name: "strong-model"},
+		{Name: "validator-model"},
+		{Name: "pr-number"},
+		{Name: "mode", Default: DefaultMode},
+		{Name: "fail-on", Default: DefaultFailOn},
+		{Name: "exclude"},
+		{Name: "personas"},
+		{Name: "max-validations", Default: strconv.Itoa(DefaultMaxValidations)},
+		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
+		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
+		{Name: "bot-login", Default: DefaultBotLogin},
+		{Name: "quiet", Default: "false"},
+	}
+}
+
+// Config is every input of the action plus the runner environment it needs.
+type Config struct {
+	GitHubToken    string
+	APIKey         string
+	BaseURL        string // the LLM endpoint, without a trailing slash
+	Model          string
+	StrongModel    string // model for correctness, security, adversarial
+	ValidatorModel string // model for Stage 5b
+	PRNumber       int    // 0 when the input is not given (the event names the PR)
+	Mode           string // ModeComment or ModeReportOnly
+	FailOn         string // "P0".."P3" (upper case) or FailOnNever
+	Exclude        []string
+	Personas       []string // lower-cased, in input order, duplicates removed; nil means all that select
+	MaxValidations int
+	MaxConcurrency int
+	MaxLLMCalls    int
+	BotLogin       string
+	Quiet          bool
+
+	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
+	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
+	Repository string // GITHUB_REPOSITORY, "owner/name"; "" when unset
+	Owner      string // owner part of Repository
+	Repo       string // name part of Repository
+	EventName  string // GITHUB_EVENT_NAME
+	EventPath  string // GITHUB_EVENT_PATH
+	RunnerTemp string // RUNNER_TEMP
+}
+
+// Secrets returns the values that must never be printed: the API key and
+// the GitHub token, when set.
+func (c Config) Secrets() []string {
+	var s []string
+	for _, v := range []string{c.APIKey, c.GitHubToken} {
+		if v != "" {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+// Mask tells the runner to mask every secret of c in the log. A secret
+// spanning several lines is also masked line by line, because the runner
+// matches masks within single log lines.
+func Mask(a *githubactions.Action, c Config) {
+	for _, s := range c.Secrets() {
+		a.AddMask(s)
+		if !strings.ContainsAny(s, "\r\n") {
+			continue
+		}
+		for line := range strings.Lines(s) {
+			if line = strings.TrimSpace(line); line != "" {
+				a.AddMask(line)
+			}
+		}
+	}
+}
+
+// LoadConfig reads the inputs and the environment through getenv, applies
+// the defaults, and validates them. On failure it returns a *ConfigError
+// listing every problem; the error matches ErrConfig.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	gha := githubactions.New(githubactions.WithGetenv(getenv))
+	in := make(map[string]string)
+	for _, i := range Inputs() {
+		v := gha.GetInput(i.Name)
+		if v == "" {
+			v = strings.TrimSpace(getenv("INPUT_" + strings.ToUpper(strings.ReplaceAll(i.Name, "-", "_"))))
+		}
+		if v == "" {
+			v = i.Default
+		}
+		in[i.Name] = v
+	}
+	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
+
+	var c Config
+	p := &problems{}
+
+	c.GitHubToken = in["github-token"]
+	if c.GitHubToken == "" || c.GitHubToken == "${{ github.token }}" {
+		// The literal default only appears when someone copies action.yml's
+		// default by hand; the runner substitutes it.
+		c.GitHubToken = ""
+		p.add("github-token", "is required")
+	}
+
+	c.BaseURL = strings.TrimRight(in["base-url"], "/")
+	baseURL, err := httpURL(c.BaseURL)
+	if err != nil {
+		p.add("base-url", err.Error())
+	}
+	c.APIKey = in["api-key"]
+	if c.APIKey == "" && (baseURL == nil || !loopback(baseURL)) {
+		p.add("api-key", "is required unless base-url is a local endpoint (localhost or a loopback address)")
+	}
+
+	c.Model = in["model"]
+	c.StrongModel = orDefault(in["strong-model"], c.Model)
+	c.ValidatorModel = orDefault(in["validator-model"], c.Model)
+
+	if v := in["pr-number"]; v != "" {
+		n, err := ParsePRNumber(v)
+		if err != nil {
+			p.add("pr-number", err.Error())
+		}
+		c.PRNumber = n
+	}
+
+	c.Mode = strings.ToLower(in["mode"])
+	if c.Mode != ModeComment && c.Mode != ModeReportOnly {
+		p.add("mode", fmt.Sprintf("%q is not one of %s, %s", in["mode"], ModeComment, ModeReportOnly))
+	}
+
+	c.FailOn, err = parseFailOn(in["fail-on"])
+	if err != nil {
+		p.add("fail-on", err.Error())
+	}
+
+	c.Exclude = splitLines(in["exclude"])
+	for _, g := range c.Exclude {
+		if _, err := path.Match(g, ""); err != nil {
+			p.add("exclude", fmt.Sprintf("glob %q: %v", g, err))
+		}
+	}
+
+	c.Personas = splitList(in["personas"])
+
+	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
+	c.MaxConcurrency = p.number("max-concurrency", in["max-concurrency"], MinMaxConcurrency, MaxMaxConcurrency)
+	c.MaxLLMCalls = p.number("max-llm-calls", in["max-llm-calls"], MinMaxLLMCalls, MaxMaxLLMCalls)
+
+	c.BotLogin = in["bot-login"]
+
+	switch q := in["quiet"]; q {
+	case "true", "True", "TRUE":
+		c.Quiet = true
+	case "false", "False", "FALSE":
+	default:
+		// The same spellings as the Actions toolkit's getBooleanInput (YAML 1.2 core schema).
+		p.add("quiet", fmt.Sprintf("%q is not a boolean (true or false)", q))
+	}
+
+	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)
+	if _, err := httpURL(c.APIURL); err != nil {
+		p.add("GITHUB_API_URL", err.Error())
+	}
+	c.APIURL = strings.TrimRight(c.APIURL, "/") + "/"
+
+	c.ServerURL = strings.TrimRight(orDefault(env("GITHUB_SERVER_URL"), DefaultServerURL), "/")
+	if _, err := httpURL(c.ServerURL); err != nil {
+		p.add("GITHUB_SERVER_URL", err.Error())
+	}
+
+	if c.Repository = env("GITHUB_REPOSITORY"); c.Repository != "" {
+		owner, repo, ok := SplitRepository(c.Repository)
+		if !ok {
+			p.add("GITHUB_REPOSITORY", fmt.Sprintf("%q is not owner/name", c.Repository))
+		}
+		c.Owner, c.Repo = owner, repo
+	}
+	c.EventName = env("GITHUB_EVENT_NAME")
+	c.EventPath = env("GITHUB_EVENT_PATH")
+	c.RunnerTemp = env("RUNNER_TEMP")
+
+	if len(p.list) > 0 {
+		return c, &ConfigError{Problems: p.list}
+	}
+	return c, nil
+}
+
+// SplitRepository splits "owner/name" into its two non-empty parts.
+func SplitRepository(s string) (owner, repo string, ok bool) {
+	owner, repo, ok = strings.Cut(s, "/")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") ||
+		strings.ContainsAny(s, " \t\r\n") {
+		return "", "", false
+	}
+	return owner, repo, true
+}
+
+// ParsePRNumber parses a pull request number: a positive decimal integer
+// that fits GitHub's 32-bit issue numbers. Surrounding space and one
+// leading '#' are allowed ("#42").
+func ParsePRNumber(s string) (int, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "#")
+	n, err := strconv.ParseInt(t, 10, 32)
+	if err != nil || n < 1 || t[0] == '+' {
+		return 0, fmt.Errorf("%q is not a positive integer", s)
+	}
+	return int(n), nil
+}
+
+func parseFailOn(s string) (string, error) {
+	switch u := strings.ToUpper(s); u {
+	case "P0", "P1", "P2", "P3":
+		return u, nil
+	case "NEVER":
+		return FailOnNever, nil
+	}
+	return "", fmt.Errorf("%q is not one of P0, P1, P2, P3, never", s)
+}
+
+// httpURL parses s as an absolute http or https URL with a host.
+func httpURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	if u.User != nil {
+		// Credentials in a URL end up in logs; they belong in api-key.
+		return nil, fmt.Errorf("%s://%s: credentials in the URL are not allowed", u.Scheme, u.Hostname())
+	}
+	return u, nil
+}
+
+// loopback reports whether u points at the machine the action runs on.
+func loopback(u *url.URL) bool {
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// splitLines splits a newline-separated list, dropping blank lines and
+// lines starting with '#'.
+func splitLines(s string) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// splitList splits a comma-separated list, trimming and lower-casing each
+// name and dropping empty names and repeats.
+func splitList(s string) []string {
+	var out []string
+	seen := make(map[string]bool)
+	for name := range strings.SplitSeq(s, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, name)
+	}
+	return out
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+type problems struct{ list []Problem }
+
+func (p *problems) add(input, msg string) {
+	p.list = append(p.list, Problem{Input: input, Message: msg})
+}
+
+func (p *problems) number(input, s string, lo, hi int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		p.add(input, fmt.Sprintf("%q is not an integer", s))
+		return 0
+	}
+	if n < lo || n > hi {
+		p.add(input, fmt.Sprintf("%d is outside %d..%d", n, lo, hi))
+		return 0
+	}
+	return n
+}
+
+// Problem is one invalid input or environment variable.
+type Problem struct {
+	Input   string // the input name ("fail-on") or environment variable ("GITHUB_API_URL")
+	Message string
+}
+
+// String renders the problem as "input NAME: message" (or "VAR: message"
+// for an environment variable).
+func (p Problem) String() string {
+	if strings.ToUpper(p.Input) == p.Input {
+		return p.Input + ": " + p.Message
+	}
+	return "input " + p.Input + ": " + p.Message
+}
+
+// ConfigError lists every problem LoadConfig found. It matches ErrConfig.
+type ConfigError struct {
+	Problems []Problem
+}
+
+// Error lists every problem on one line, separated by semicolons.
+func (e *ConfigError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return string(ErrConfig) + ": " + strings.Join(parts, "; ")
+}
+
+// Is makes errors.Is(err, ErrConfig) true.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+// sentinel is a constant error, so sentinels cannot be reassigned.
+type sentinel string
+
+func (e sentinel) Error() string { return string(e) }
+
+// Sentinel errors; compare with errors.Is.
+const (
+	// ErrConfig: an input or environment variable is invalid (exit code 2).
+	ErrConfig = sentinel("invalid configuration")
+	// ErrUnsupportedEvent: the run was not started by a supported event (exit code 2).
+	ErrUnsupportedEvent = sentinel("unsupported event")
+	// ErrNoPR: the event names no valid pull request number (exit code 2).
+	ErrNoPR = sentinel("no pull request number")
+	// ErrPayload: the event payload is unreadable or lacks a required field (exit code 2).
+	ErrPayload = sentinel("invalid event payload")
+)

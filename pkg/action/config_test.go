@@ -1,0 +1,322 @@
+package action
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// env builds a getenv over a map, so tests never touch the process
+// environment and can run in parallel.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// minimal is the smallest valid environment: the two secrets.
+func minimal() map[string]string {
+	return map[string]string{
+		"INPUT_GITHUB-TOKEN": "ghs_token",
+		"INPUT_API-KEY":      "sk-key",
+	}
+}
+
+func with(m map[string]string, kv ...string) map[string]string {
+	out := maps.Clone(m)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	t.Parallel()
+	got, err := LoadConfig(env(minimal()))
+	if err != nil {
+		t.Fatalf("LoadConfig() error = %v; want nil", err)
+	}
+	want := Config{
+		GitHubToken:    "ghs_token",
+		APIKey:         "sk-key",
+		BaseURL:        "https://api.openai.com/v1",
+		Model:          "gpt-4.1-mini",
+		StrongModel:    "gpt-4.1-mini",
+		ValidatorModel: "gpt-4.1-mini",
+		Mode:           "comment",
+		FailOn:         "P1",
+		MaxValidations: 15,
+		MaxConcurrency: 8,
+		MaxLLMCalls:    60,
+		BotLogin:       "github-actions[bot]",
+		APIURL:         "https://api.github.com/",
+		ServerURL:      "https://github.com",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LoadConfig() =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoadConfigInputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		env   map[string]string
+		check func(c Config) (got, want any)
+	}{
+		{"github-token", with(minimal(), "INPUT_GITHUB-TOKEN", " ghp_x \n"),
+			func(c Config) (any, any) { return c.GitHubToken, "ghp_x" }},
+		{"api-key", with(minimal(), "INPUT_API-KEY", "sk-other"),
+			func(c Config) (any, any) { return c.APIKey, "sk-other" }},
+		{"base-url trailing slash dropped", with(minimal(), "INPUT_BASE-URL", "https://gw.example.com/openai/v1/"),
+			func(c Config) (any, any) { return c.BaseURL, "https://gw.example.com/openai/v1" }},
+		{"base-url underscore fallback", with(minimal(), "INPUT_BASE_URL", "https://my.openai.azure.com"),
+			func(c Config) (any, any) { return c.BaseURL, "https://my.openai.azure.com" }},
+		{"hyphen form wins over underscore form", with(minimal(), "INPUT_BASE-URL", "https://a.example", "INPUT_BASE_URL", "https://b.example"),
+			func(c Config) (any, any) { return c.BaseURL, "https://a.example" }},
+		{"model sets all three", with(minimal(), "INPUT_MODEL", "gpt-4o"),
+			func(c Config) (any, any) {
+				return []string{c.Model, c.StrongModel, c.ValidatorModel}, []string{"gpt-4o", "gpt-4o", "gpt-4o"}
+			}},
+		{"strong-model and validator-model", with(minimal(), "INPUT_MODEL", "m", "INPUT_STRONG-MODEL", "s", "INPUT_VALIDATOR-MODEL", "v"),
+			func(c Config) (any, any) {
+				return []string{c.Model, c.StrongModel, c.ValidatorModel}, []string{"m", "s", "v"}
+			}},
+		{"pr-number", with(minimal(), "INPUT_PR-NUMBER", "42"),
+			func(c Config) (any, any) { return c.PRNumber, 42 }},
+		{"pr-number with hash", with(minimal(), "INPUT_PR_NUMBER", "#7"),
+			func(c Config) (any, any) { return c.PRNumber, 7 }},
+		{"mode report-only", with(minimal(), "INPUT_MODE", "report-only"),
+			func(c Config) (any, any) { return c.Mode, "report-only" }},
+		{"mode case-insensitive", with(minimal(), "INPUT_MODE", "Comment"),
+			func(c Config) (any, any) { return c.Mode, "comment" }},
+		{"fail-on lower case", with(minimal(), "INPUT_FAIL-ON", "p0"),
+			func(c Config) (any, any) { return c.FailOn, "P0" }},
+		{"fail-on P3", with(minimal(), "INPUT_FAIL-ON", "P3"),
+			func(c Config) (any, any) { return c.FailOn, "P3" }},
+		{"fail-on never", with(minimal(), "INPUT_FAIL-ON", "NEVER"),
+			func(c Config) (any, any) { return c.FailOn, "never" }},
+		{"exclude", with(minimal(), "INPUT_EXCLUDE", "# generated code\n**/*.pb.go\n\n  docs/**  \r\n#vendor/**\nthird_party/*"),
+			func(c Config) (any, any) { return c.Exclude, []string{"**/*.pb.go", "docs/**", "third_party/*"} }},
+		{"personas", with(minimal(), "INPUT_PERSONAS", " Security, correctness,,security ,testing"),
+			func(c Config) (any, any) { return c.Personas, []string{"security", "correctness", "testing"} }},
+		{"max-validations zero", with(minimal(), "INPUT_MAX-VALIDATIONS", "0"),
+			func(c Config) (any, any) { return c.MaxValidations, 0 }},
+		{"max-validations 100", with(minimal(), "INPUT_MAX-VALIDATIONS", "100"),
+			func(c Config) (any, any) { return c.MaxValidations, 100 }},
+		{"max-concurrency bounds", with(minimal(), "INPUT_MAX-CONCURRENCY", "64"),
+			func(c Config) (any, any) { return c.MaxConcurrency, 64 }},
+		{"max-concurrency one", with(minimal(), "INPUT_MAX-CONCURRENCY", "1"),
+			func(c Config) (any, any) { return c.MaxConcurrency, 1 }},
+		{"max-llm-calls", with(minimal(), "INPUT_MAX-LLM-CALLS", "1000"),
+			func(c Config) (any, any) { return c.MaxLLMCalls, 1000 }},
+		{"bot-login", with(minimal(), "INPUT_BOT-LOGIN", "review-app[bot]"),
+			func(c Config) (any, any) { return c.BotLogin, "review-app[bot]" }},
+		{"quiet true", with(minimal(), "INPUT_QUIET", "true"),
+			func(c Config) (any, any) { return c.Quiet, true }},
+		{"quiet TRUE", with(minimal(), "INPUT_QUIET", "TRUE"),
+			func(c Config) (any, any) { return c.Quiet, true }},
+		{"quiet False", with(minimal(), "INPUT_QUIET", "False"),
+			func(c Config) (any, any) { return c.Quiet, false }},
+		{"no api-key for localhost", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://localhost:11434/v1"),
+			func(c Config) (any, any) { return c.APIKey + "|" + c.BaseURL, "|http://localhost:11434/v1" }},
+		{"no api-key for 127.0.0.1", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://127.0.0.1:8000/v1"),
+			func(c Config) (any, any) { return c.BaseURL, "http://127.0.0.1:8000/v1" }},
+		{"no api-key for [::1]", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://[::1]:8000/v1"),
+			func(c Config) (any, any) { return c.BaseURL, "http://[::1]:8000/v1" }},
+		{"no api-key for ollama.localhost", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "https://ollama.localhost/v1"),
+			func(c Config) (any, any) { return c.BaseURL, "https://ollama.localhost/v1" }},
+		{"GHES API URL", with(minimal(), "GITHUB_API_URL", "https://ghe.example.com/api/v3", "GITHUB_SERVER_URL", "https://ghe.example.com/"),
+			func(c Config) (any, any) {
+				return []string{c.APIURL, c.ServerURL}, []string{"https://ghe.example.com/api/v3/", "https://ghe.example.com"}
+			}},
+		{"fake server API URL", with(minimal(), "GITHUB_API_URL", "http://127.0.0.1:41234/"),
+			func(c Config) (any, any) { return c.APIURL, "http://127.0.0.1:41234/" }},
+		{"environment", with(minimal(), "GITHUB_REPOSITORY", "octo-org/octo-repo", "GITHUB_EVENT_NAME", "pull_request",
+			"GITHUB_EVENT_PATH", "/github/workflow/event.json", "RUNNER_TEMP", "/home/runner/work/_temp"),
+			func(c Config) (any, any) {
+				return []string{c.Repository, c.Owner, c.Repo, c.EventName, c.EventPath, c.RunnerTemp},
+					[]string{"octo-org/octo-repo", "octo-org", "octo-repo", "pull_request", "/github/workflow/event.json", "/home/runner/work/_temp"}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := LoadConfig(env(tt.env))
+			if err != nil {
+				t.Fatalf("LoadConfig() error = %v; want nil", err)
+			}
+			if got, want := tt.check(c); !reflect.DeepEqual(got, want) {
+				t.Errorf("got %#v; want %#v", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+		want []string // the inputs named, in order
+	}{
+		{"no github-token", with(minimal(), "INPUT_GITHUB-TOKEN", ""), []string{"github-token"}},
+		{"literal token default", with(minimal(), "INPUT_GITHUB-TOKEN", "${{ github.token }}"), []string{"github-token"}},
+		{"no api-key", with(minimal(), "INPUT_API-KEY", "  "), []string{"api-key"}},
+		{"no api-key for a remote http endpoint", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://10.0.0.5:8000/v1"), []string{"api-key"}},
+		{"no api-key for a look-alike host", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://localhost.evil.example/v1"), []string{"api-key"}},
+		{"base-url not a URL", with(minimal(), "INPUT_BASE-URL", "api.openai.com/v1"), []string{"base-url"}},
+		{"base-url bad scheme", with(minimal(), "INPUT_BASE-URL", "ftp://example.com"), []string{"base-url"}},
+		{"base-url with credentials", with(minimal(), "INPUT_BASE-URL", "https://user:secret@example.com/v1"), []string{"base-url"}},
+		{"bad base-url and no key names both", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "localhost:11434"), []string{"base-url", "api-key"}},
+		{"pr-number not a number", with(minimal(), "INPUT_PR-NUMBER", "abc"), []string{"pr-number"}},
+		{"pr-number zero", with(minimal(), "INPUT_PR-NUMBER", "0"), []string{"pr-number"}},
+		{"pr-number negative", with(minimal(), "INPUT_PR-NUMBER", "-3"), []string{"pr-number"}},
+		{"pr-number plus sign", with(minimal(), "INPUT_PR-NUMBER", "+3"), []string{"pr-number"}},
+		{"pr-number too big", with(minimal(), "INPUT_PR-NUMBER", "99999999999"), []string{"pr-number"}},
+		{"pr-number float", with(minimal(), "INPUT_PR-NUMBER", "4.0"), []string{"pr-number"}},
+		{"mode", with(minimal(), "INPUT_MODE", "approve"), []string{"mode"}},
+		{"fail-on P4", with(minimal(), "INPUT_FAIL-ON", "P4"), []string{"fail-on"}},
+		{"fail-on high", with(minimal(), "INPUT_FAIL-ON", "high"), []string{"fail-on"}},
+		{"exclude bad glob", with(minimal(), "INPUT_EXCLUDE", "ok/**\nsrc/[abc"), []string{"exclude"}},
+		{"max-validations negative", with(minimal(), "INPUT_MAX-VALIDATIONS", "-1"), []string{"max-validations"}},
+		{"max-validations 101", with(minimal(), "INPUT_MAX-VALIDATIONS", "101"), []string{"max-validations"}},
+		{"max-concurrency zero", with(minimal(), "INPUT_MAX-CONCURRENCY", "0"), []string{"max-concurrency"}},
+		{"max-concurrency 65", with(minimal(), "INPUT_MAX-CONCURRENCY", "65"), []string{"max-concurrency"}},
+		{"max-llm-calls zero", with(minimal(), "INPUT_MAX-LLM-CALLS", "0"), []string{"max-llm-calls"}},
+		{"max-llm-calls 1001", with(minimal(), "INPUT_MAX-LLM-CALLS", "1001"), []string{"max-llm-calls"}},
+		{"max-llm-calls words", with(minimal(), "INPUT_MAX-LLM-CALLS", "sixty"), []string{"max-llm-calls"}},
+		{"quiet yes", with(minimal(), "INPUT_QUIET", "yes"), []string{"quiet"}},
+		{"quiet 1", with(minimal(), "INPUT_QUIET", "1"), []string{"quiet"}},
+		{"GITHUB_API_URL", with(minimal(), "GITHUB_API_URL", "not a url"), []string{"GITHUB_API_URL"}},
+		{"GITHUB_SERVER_URL", with(minimal(), "GITHUB_SERVER_URL", "github.com"), []string{"GITHUB_SERVER_URL"}},
+		{"GITHUB_REPOSITORY", with(minimal(), "GITHUB_REPOSITORY", "just-a-name"), []string{"GITHUB_REPOSITORY"}},
+		{"GITHUB_REPOSITORY three parts", with(minimal(), "GITHUB_REPOSITORY", "a/b/c"), []string{"GITHUB_REPOSITORY"}},
+		{"every problem at once", map[string]string{
+			"INPUT_BASE-URL":        "ftp://x",
+			"INPUT_PR-NUMBER":       "x",
+			"INPUT_MODE":            "loud",
+			"INPUT_FAIL-ON":         "P9",
+			"INPUT_EXCLUDE":         "[",
+			"INPUT_MAX-VALIDATIONS": "1e3",
+			"INPUT_MAX-CONCURRENCY": "100",
+			"INPUT_MAX-LLM-CALLS":   "-1",
+			"INPUT_QUIET":           "maybe",
+			"GITHUB_API_URL":        "::",
+			"GITHUB_SERVER_URL":     "::",
+			"GITHUB_REPOSITORY":     "/",
+		}, []string{"github-token", "base-url", "api-key", "pr-number", "mode", "fail-on", "exclude",
+			"max-validations", "max-concurrency", "max-llm-calls", "quiet",
+			"GITHUB_API_URL", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := LoadConfig(env(tt.env))
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("LoadConfig() error = %v; want ErrConfig", err)
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("LoadConfig() error %T; want *ConfigError", err)
+			}
+			var got []string
+			for _, p := range ce.Problems {
+				got = append(got, p.Input)
+				if !strings.Contains(err.Error(), p.String()) {
+					t.Errorf("error %q does not contain problem %q", err, p)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("problems name %q; want %q (error: %v)", got, tt.want, err)
+			}
+		})
+	}
+}
+
+func TestConfigErrorMessage(t *testing.T) {
+	t.Parallel()
+	_, err := LoadConfig(env(with(minimal(), "INPUT_FAIL-ON", "P5", "GITHUB_API_URL", "nope")))
+	want := `invalid configuration: input fail-on: "P5" is not one of P0, P1, P2, P3, never; GITHUB_API_URL: "nope" is not an http(s) URL`
+	if err == nil || err.Error() != want {
+		t.Errorf("LoadConfig() error = %v; want %s", err, want)
+	}
+}
+
+func TestLoadConfigCredentialsNotEchoed(t *testing.T) {
+	t.Parallel()
+	_, err := LoadConfig(env(with(minimal(), "INPUT_BASE-URL", "https://user:hunter2@example.com/v1")))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("LoadConfig() error = %v; want an error that does not echo the password", err)
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		c    Config
+		want []string
+	}{
+		{Config{APIKey: "sk-1", GitHubToken: "ghs_2"}, []string{"sk-1", "ghs_2"}},
+		{Config{GitHubToken: "ghs_2"}, []string{"ghs_2"}},
+		{Config{}, nil},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Secrets(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Secrets() = %q; want %q", got, tt.want)
+		}
+	}
+}
+
+func TestMask(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	a := githubactions.New(githubactions.WithWriter(&buf), githubactions.WithGetenv(env(nil)))
+	Mask(a, Config{APIKey: "sk-1", GitHubToken: "line1\nline2"})
+	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"::add-mask::sk-1", "::add-mask::line1%0Aline2", "::add-mask::line1", "::add-mask::line2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Mask() wrote %q; want %q", got, want)
+	}
+}
+
+func TestParsePRNumber(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"1", 1, true}, {" 42 ", 42, true}, {"#42", 42, true}, {"2147483647", 2147483647, true},
+		{"", 0, false}, {"#", 0, false}, {"0", 0, false}, {"-1", 0, false}, {"+1", 0, false},
+		{"2147483648", 0, false}, {"1_000", 0, false}, {"0x10", 0, false}, {"12abc", 0, false}, {"##1", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParsePRNumber(tt.in)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("ParsePRNumber(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// Every default action.yml declares loads without error: the defaults of
+// Inputs() are themselves valid.
+func TestInputDefaultsLoad(t *testing.T) {
+	t.Parallel()
+	m := map[string]string{}
+	for _, in := range Inputs() {
+		m["INPUT_"+strings.ToUpper(in.Name)] = in.Default
+	}
+	maps.Copy(m, minimal())
+	got, err := LoadConfig(env(m))
+	if err != nil {
+		t.Fatalf("LoadConfig(defaults) error = %v", err)
+	}
+	want, _ := LoadConfig(env(minimal()))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("LoadConfig(explicit defaults) = %+v; want %+v (same as omitted inputs)", got, want)
+	}
+}

@@ -1,0 +1,271 @@
+package action
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/fixtures"
+)
+
+// webhook reads a real webhook payload (octokit/webhooks examples) from
+// fixtures/github.
+func webhook(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fixtures.FS, "github/"+name)
+	if err != nil {
+		t.Fatalf("reading fixture: %v", err)
+	}
+	return b
+}
+
+// edit decodes a payload, lets f change it, and encodes it again: how the
+// fork and deleted-fork variants are derived from the real same-repo payloads.
+func edit(t testing.TB, b []byte, f func(p map[string]any)) []byte {
+	t.Helper()
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	f(p)
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func pr(p map[string]any) map[string]any { return p["pull_request"].(map[string]any) }
+
+const (
+	helloSHA  = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+	helloBody = "This is a pretty simple change that we need to pull into master."
+)
+
+// opened is the Event the real "opened" payload yields.
+func opened(name string) Event {
+	return Event{
+		Name: name, Action: "opened", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2,
+		Review: true, HasPR: true, HeadSHA: helloSHA, HeadRepo: "Codertocat/Hello-World",
+		Title: "Update the README with new information.", Body: helloBody, State: "open",
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	t.Parallel()
+	notice := func(action string) string {
+		return `pull_request action "` + action + `" does not start a review (reviewed: opened, synchronize, reopened, ready_for_review)`
+	}
+	change := func(e Event, f func(*Event)) Event { f(&e); return e }
+	tests := []struct {
+		name    string
+		event   string
+		payload []byte
+		prInput string
+		want    Event
+	}{
+		{name: "opened", event: "pull_request", payload: webhook(t, "pull_request.opened.json"), want: opened("pull_request")},
+		{name: "opened, pr-number input ignored", event: "pull_request", payload: webhook(t, "pull_request.opened.json"), prInput: "99",
+			want: opened("pull_request")},
+		{name: "pull_request_target", event: "pull_request_target", payload: webhook(t, "pull_request.opened.json"),
+			want: opened("pull_request_target")},
+		{name: "opened with null body", event: "pull_request", payload: webhook(t, "pull_request.opened.with-null-body.json"),
+			want: change(opened("pull_request"), func(e *Event) { e.Body = "" })},
+		{name: "synchronize", event: "pull_request", payload: webhook(t, "pull_request.synchronize.json"),
+			want: change(opened("pull_request"), func(e *Event) { e.Action = "synchronize" })},
+		{name: "reopened", event: "pull_request", payload: webhook(t, "pull_request.reopened.json"),
+			want: change(opened("pull_request"), func(e *Event) { e.Action = "reopened" })},
+		{name: "ready_for_review", event: "pull_request", payload: webhook(t, "pull_request.ready_for_review.json"),
+			want: change(opened("pull_request"), func(e *Event) { e.Action = "ready_for_review" })},
+		{name: "closed", event: "pull_request", payload: webhook(t, "pull_request.closed.json"),
+			want: change(opened("pull_request"), func(e *Event) {
+				e.Action, e.State, e.Review, e.Notice = "closed", "closed", false, notice("closed")
+			})},
+		{name: "converted_to_draft", event: "pull_request", payload: webhook(t, "pull_request.converted_to_draft.json"),
+			want: change(opened("pull_request"), func(e *Event) {
+				e.Action, e.Draft, e.Review, e.Notice = "converted_to_draft", true, false, notice("converted_to_draft")
+			})},
+		{name: "labeled", event: "pull_request", payload: webhook(t, "pull_request.labeled.json"),
+			want: change(opened("pull_request"), func(e *Event) {
+				e.Action, e.Review, e.Notice = "labeled", false, notice("labeled")
+			})},
+		{name: "fork", event: "pull_request_target",
+			payload: edit(t, webhook(t, "pull_request.opened.json"), func(p map[string]any) {
+				pr(p)["head"].(map[string]any)["repo"].(map[string]any)["full_name"] = "mallory/Hello-World"
+			}),
+			want: change(opened("pull_request_target"), func(e *Event) { e.HeadRepo, e.Fork = "mallory/Hello-World", true })},
+		{name: "deleted fork", event: "pull_request",
+			payload: edit(t, webhook(t, "pull_request.opened.json"), func(p map[string]any) {
+				pr(p)["head"].(map[string]any)["repo"] = nil
+			}),
+			want: change(opened("pull_request"), func(e *Event) { e.HeadRepo, e.Fork = "", true })},
+		{name: "same repo, different case", event: "pull_request",
+			payload: edit(t, webhook(t, "pull_request.opened.json"), func(p map[string]any) {
+				pr(p)["head"].(map[string]any)["repo"].(map[string]any)["full_name"] = "codertocat/hello-world"
+			}),
+			want: change(opened("pull_request"), func(e *Event) { e.HeadRepo = "codertocat/hello-world" })},
+		{name: "merged", event: "pull_request",
+			payload: edit(t, webhook(t, "pull_request.closed.json"), func(p map[string]any) { pr(p)["merged"] = true }),
+			want: change(opened("pull_request"), func(e *Event) {
+				e.Action, e.State, e.Merged, e.Review, e.Notice = "closed", "closed", true, false, notice("closed")
+			})},
+		{name: "number only at top level", event: "pull_request",
+			payload: edit(t, webhook(t, "pull_request.opened.json"), func(p map[string]any) { delete(pr(p), "number") }),
+			want:    opened("pull_request")},
+		{name: "base repo missing falls back to repository", event: "pull_request",
+			payload: edit(t, webhook(t, "pull_request.opened.json"), func(p map[string]any) {
+				delete(pr(p)["base"].(map[string]any), "repo")
+			}),
+			want: opened("pull_request")},
+		{name: "workflow_dispatch with pr-number input", event: "workflow_dispatch", payload: webhook(t, "workflow_dispatch.json"), prInput: "17",
+			want: Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 17, Review: true, Rerun: true}},
+		{name: "workflow_dispatch with inputs.pr-number", event: "workflow_dispatch",
+			payload: edit(t, webhook(t, "workflow_dispatch.json"), func(p map[string]any) { p["inputs"] = map[string]any{"pr-number": "23"} }),
+			want:    Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 23, Review: true, Rerun: true}},
+		{name: "workflow_dispatch with inputs.pr_number as a number", event: "workflow_dispatch",
+			payload: edit(t, webhook(t, "workflow_dispatch.json"), func(p map[string]any) { p["inputs"] = map[string]any{"pr_number": 5} }),
+			want:    Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 5, Review: true, Rerun: true}},
+		{name: "workflow_dispatch empty pr-number falls through to pr_number", event: "workflow_dispatch",
+			payload: edit(t, webhook(t, "workflow_dispatch.json"), func(p map[string]any) {
+				p["inputs"] = map[string]any{"pr-number": "", "pr_number": "8"}
+			}),
+			want: Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 8, Review: true, Rerun: true}},
+		{name: "workflow_dispatch input wins over payload", event: "workflow_dispatch", prInput: "#3",
+			payload: edit(t, webhook(t, "workflow_dispatch.json"), func(p map[string]any) { p["inputs"] = map[string]any{"pr-number": "23"} }),
+			want:    Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 3, Review: true, Rerun: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseEvent(tt.event, tt.payload, tt.prInput)
+			if err != nil {
+				t.Fatalf("ParseEvent() error = %v; want nil", err)
+			}
+			if got != tt.want {
+				t.Errorf("ParseEvent() =\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseEventErrors(t *testing.T) {
+	t.Parallel()
+	opened := webhook(t, "pull_request.opened.json")
+	dispatch := webhook(t, "workflow_dispatch.json")
+	tests := []struct {
+		name    string
+		event   string
+		payload []byte
+		prInput string
+		want    error
+		msg     string // a part of the message
+	}{
+		{"push", "push", []byte(`{}`), "", ErrUnsupportedEvent, `"push"`},
+		{"issue_comment", "issue_comment", webhook(t, "issue_comment.created.json"), "", ErrUnsupportedEvent, `"issue_comment"`},
+		{"no event name", "", opened, "", ErrUnsupportedEvent, "GITHUB_EVENT_NAME is empty"},
+		{"unsupported before payload", "schedule", []byte("not json"), "", ErrUnsupportedEvent, `"schedule"`},
+		{"dispatch without pr-number", "workflow_dispatch", dispatch, "", ErrNoPR, "pr-number"},
+		{"dispatch with bad pr-number", "workflow_dispatch", dispatch, "abc", ErrNoPR, `input pr-number: "abc" is not a positive integer`},
+		{"dispatch with zero pr-number", "workflow_dispatch", dispatch, "0", ErrNoPR, "input pr-number"},
+		{"dispatch with bad inputs.pr-number", "workflow_dispatch",
+			edit(t, dispatch, func(p map[string]any) { p["inputs"] = map[string]any{"pr-number": "twelve"} }), "", ErrNoPR, "inputs.pr-number"},
+		{"dispatch with boolean inputs.pr_number", "workflow_dispatch",
+			edit(t, dispatch, func(p map[string]any) { p["inputs"] = map[string]any{"pr_number": true} }), "", ErrNoPR, "inputs.pr_number: true is not a string or number"},
+		{"dispatch without repository", "workflow_dispatch",
+			edit(t, dispatch, func(p map[string]any) { delete(p, "repository") }), "4", ErrPayload, "no repository"},
+		{"pull_request without number", "pull_request",
+			edit(t, opened, func(p map[string]any) { delete(p, "number"); delete(pr(p), "number") }), "", ErrNoPR, "no pull request number"},
+		{"pull_request without pull_request", "pull_request",
+			edit(t, opened, func(p map[string]any) { delete(p, "pull_request") }), "", ErrPayload, "no pull_request"},
+		{"pull_request without action", "pull_request",
+			edit(t, opened, func(p map[string]any) { delete(p, "action") }), "", ErrPayload, "no action"},
+		{"pull_request with a bad repo name", "pull_request",
+			edit(t, opened, func(p map[string]any) {
+				pr(p)["base"].(map[string]any)["repo"].(map[string]any)["full_name"] = "nope"
+			}), "", ErrPayload, `"nope" is not owner/name`},
+		{"not JSON", "pull_request", []byte("{"), "", ErrPayload, "pull_request"},
+		{"empty payload", "pull_request_target", nil, "", ErrPayload, "pull_request_target"},
+		{"number of the wrong type", "pull_request",
+			edit(t, opened, func(p map[string]any) { p["number"] = "2" }), "", ErrPayload, "number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseEvent(tt.event, tt.payload, tt.prInput)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("ParseEvent() = %+v, %v; want error %v", got, err, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("ParseEvent() error = %q; want it to contain %q", err, tt.msg)
+			}
+			if got != (Event{}) {
+				t.Errorf("ParseEvent() event = %+v; want the zero Event with an error", got)
+			}
+		})
+	}
+}
+
+func TestReadEvent(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{"/event.json": webhook(t, "workflow_dispatch.json")}
+	read := func(name string) ([]byte, error) {
+		b, ok := files[name]
+		if !ok {
+			return nil, os.ErrNotExist
+		}
+		return b, nil
+	}
+	tests := []struct {
+		name    string
+		c       Config
+		want    Event
+		wantErr error
+	}{
+		{"dispatch", Config{EventName: "workflow_dispatch", EventPath: "/event.json", PRNumber: 9},
+			Event{Name: "workflow_dispatch", Owner: "octo-org", Repo: "octo-repo", PRNumber: 9, Review: true, Rerun: true}, nil},
+		{"dispatch without pr-number", Config{EventName: "workflow_dispatch", EventPath: "/event.json"}, Event{}, ErrNoPR},
+		{"unsupported event reads nothing", Config{EventName: "push", EventPath: "/missing.json"}, Event{}, ErrUnsupportedEvent},
+		{"no event path", Config{EventName: "pull_request"}, Event{}, ErrPayload},
+		{"missing file", Config{EventName: "pull_request", EventPath: "/missing.json"}, Event{}, os.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ReadEvent(tt.c, read)
+			if !errors.Is(err, tt.wantErr) || got != tt.want {
+				t.Errorf("ReadEvent() = %+v, %v; want %+v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func FuzzParseEvent(f *testing.F) {
+	// Small seeds (more in testdata/fuzz/FuzzParseEvent): the fuzzer
+	// minimizes slowly on the 20 KB real payloads, which TestParseEvent covers.
+	f.Add("workflow_dispatch", []byte(`{"inputs":{"pr-number":"3"},"repository":{"full_name":"a/b"}}`), "")
+	f.Add("pull_request_target", []byte(`{"action":"opened","pull_request":{"number":1,"head":{"repo":null},"base":{"repo":{"full_name":"a/b"}}}}`), "")
+	f.Fuzz(func(t *testing.T, name string, payload []byte, prInput string) {
+		ev, err := ParseEvent(name, payload, prInput)
+		if err != nil {
+			if !errors.Is(err, ErrUnsupportedEvent) && !errors.Is(err, ErrNoPR) && !errors.Is(err, ErrPayload) {
+				t.Fatalf("ParseEvent() error %v matches no sentinel", err)
+			}
+			return
+		}
+		if ev.PRNumber < 1 || ev.Owner == "" || ev.Repo == "" {
+			t.Fatalf("ParseEvent() = %+v without error; want a PR number and a repository", ev)
+		}
+		if ev.Review == (ev.Notice != "") {
+			t.Fatalf("ParseEvent() = %+v; want exactly one of Review and Notice", ev)
+		}
+		if ev.Rerun != (name == EventWorkflowDispatch) {
+			t.Fatalf("ParseEvent(%q).Rerun = %v", name, ev.Rerun)
+		}
+		if strings.ContainsAny(ev.Notice, "\r\n") {
+			t.Fatalf("ParseEvent().Notice = %q; want one line", ev.Notice)
+		}
+	})
+}

@@ -1,0 +1,165 @@
+package skip
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/marker"
+)
+
+func TestTrivialTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		title string
+		want  bool
+	}{
+		{"chore(deps): bump x from 1.0 to 1.1", true},
+		{"Chore(Deps): Bump", true},
+		{"CHORE(DEPS-DEV): bump eslint", true},
+		{"chore(deps-dev): bump vitest from 1 to 2", true},
+		{"build(deps): bump golang.org/x/net", true},
+		{"build(deps-dev): bump typescript", true},
+		{"chore(deps)!: drop node 16", true},
+		{"chore: bump version to 1.2.3", true},
+		{"chore: bump", true},
+		{"chore: bump: v2", true},
+		{"chore(release): 1.4.0", true},
+		{"chore: release 2.0.0", true},
+		{"chore: release-please", false}, // '-' continues the word
+		{"release: v1.2", true},
+		{"Release: v1.2", true},
+		{"  release: v1.2", true}, // leading space is not content
+		{"released the kraken", false},
+		{"release v1.2", false}, // no colon
+		{"chore: bumped the parser's buffer size", false},
+		{"chore: bumps", false},
+		{"chore: releases page", false},
+		{"fix: chore(deps) regression", false},
+		{"feat(deps): add a dependency", false},
+		{"chore: update deps", false},
+		{"chore(dep): bump", false},
+		{"Bump lodash from 4.17.20 to 4.17.21", false},
+		{"chore(deps", false},
+		{"", false},
+		{"chore：bump", false}, // full-width colon
+	}
+	for _, tt := range tests {
+		if got := TrivialTitle(tt.title); got != tt.want {
+			t.Errorf("TrivialTitle(%q) = %v; want %v", tt.title, got, tt.want)
+		}
+	}
+}
+
+const bot = "github-actions[bot]"
+
+func report(m marker.Meta) string {
+	return marker.Report + "\n" + marker.FormatMeta(m) + "\n## anchor-review\n\nReady to merge\n"
+}
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	open := PR{State: "open", Title: "Fix the parser", Body: "It broke on CRLF."}
+	meta1 := marker.Meta{Version: 1, HeadSHA: strings.Repeat("a", 40), Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
+	meta2 := marker.Meta{Version: 1, HeadSHA: strings.Repeat("b", 40), Verdict: "ready", Conclusion: "success"}
+	ours := Comment{Author: bot, Body: report(meta1)}
+	with := func(p PR, f func(*PR)) PR { f(&p); return p }
+
+	tests := []struct {
+		name     string
+		pr       PR
+		comments []Comment
+		botLogin string
+		rerun    bool
+		want     Decision
+	}{
+		{name: "open PR is reviewed", pr: open, botLogin: bot},
+		{name: "closed", pr: with(open, func(p *PR) { p.State = "closed" }), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is closed"}},
+		{name: "closed upper case", pr: with(open, func(p *PR) { p.State = "CLOSED" }), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is closed"}},
+		{name: "merged", pr: with(open, func(p *PR) { p.State, p.Merged = "closed", true }), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is merged"}},
+		{name: "closed draft hits rule 1", pr: with(open, func(p *PR) { p.State, p.Draft = "closed", true }), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is closed"}},
+		{name: "closed with a rerun still skips", pr: with(open, func(p *PR) { p.State = "closed" }), botLogin: bot, rerun: true,
+			want: Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is closed"}},
+		{name: "draft", pr: with(open, func(p *PR) { p.Draft = true }), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
+		{name: "rerun still skips draft", pr: with(open, func(p *PR) { p.Draft = true }), botLogin: bot, rerun: true,
+			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
+		{name: "trivial draft hits rule 2", pr: PR{State: "open", Draft: true, Title: "chore(deps): bump x"}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
+		{name: "trivial bump with empty body", pr: PR{State: "open", Title: "chore(deps): bump x from 1 to 2"}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with chore(deps) and the body is empty"}},
+		{name: "trivial bump with whitespace body", pr: PR{State: "open", Title: "Release: v2", Body: " \r\n\t\n"}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with release: and the body is empty"}},
+		{name: "rerun still skips trivial", pr: PR{State: "open", Title: "build(deps): bump y"}, botLogin: bot, rerun: true,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with build(deps) and the body is empty"}},
+		{name: "bump with a written body is reviewed", pr: PR{State: "open", Title: "chore(deps): bump x", Body: "Bumps x.\n\nChangelog: ..."}, botLogin: bot},
+		{name: "trivial and already reviewed hits rule 3", pr: PR{State: "open", Title: "chore: bump"}, comments: []Comment{ours}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with chore: bump and the body is empty"}},
+		{name: "already reviewed", pr: open, comments: []Comment{{Author: "alice", Body: "LGTM"}, ours}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta1}},
+		{name: "bot login compared case-insensitively", pr: open, comments: []Comment{{Author: "GitHub-Actions[Bot]", Body: report(meta1)}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta1}},
+		{name: "custom bot login", pr: open, comments: []Comment{{Author: "review-app[bot]", Body: report(meta2)}, ours}, botLogin: "review-app[bot]",
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: review-app[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta2}},
+		{name: "newest report comment carries", pr: open, comments: []Comment{ours, {Author: "alice", Body: "fixed"}, {Author: bot, Body: report(meta2)}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta2}},
+		{name: "unreadable metadata still skips, nothing carried", pr: open, comments: []Comment{{Author: bot, Body: marker.Report + "\n<!-- anchor-review:meta {broken -->\n"}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again"}},
+		{name: "marker without metadata still skips", pr: open, comments: []Comment{ours, {Author: bot, Body: marker.Report + "\nold format\n"}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again"}},
+		{name: "spoofed marker by another user does not skip", pr: open, comments: []Comment{{Author: "mallory", Body: report(meta2)}}, botLogin: bot},
+		{name: "spoofed marker by a look-alike login does not skip", pr: open, comments: []Comment{{Author: "github-actions", Body: report(meta2)}}, botLogin: bot},
+		{name: "bot comment without marker does not skip", pr: open, comments: []Comment{{Author: bot, Body: "Deployed to staging."}}, botLogin: bot},
+		{name: "marker quoted inside a line does not skip", pr: open, comments: []Comment{{Author: bot, Body: "see `" + marker.Report + "`"}}, botLogin: bot},
+		{name: "rerun bypasses rule 4", pr: open, comments: []Comment{ours}, botLogin: bot, rerun: true},
+		{name: "empty bot login trusts nobody", pr: open, comments: []Comment{{Author: "", Body: report(meta1)}}, botLogin: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Decide(tt.pr, tt.comments, tt.botLogin, tt.rerun)
+			if got.Skip != tt.want.Skip || got.Rule != tt.want.Rule || got.Reason != tt.want.Reason {
+				t.Errorf("Decide() = {Skip:%v Rule:%d Reason:%q}; want {Skip:%v Rule:%d Reason:%q}",
+					got.Skip, got.Rule, got.Reason, tt.want.Skip, tt.want.Rule, tt.want.Reason)
+			}
+			switch {
+			case (got.Carried == nil) != (tt.want.Carried == nil):
+				t.Errorf("Decide().Carried = %v; want %v", got.Carried, tt.want.Carried)
+			case got.Carried != nil && *got.Carried != *tt.want.Carried:
+				t.Errorf("Decide().Carried = %+v; want %+v", *got.Carried, *tt.want.Carried)
+			}
+		})
+	}
+}
+
+// A Decision's Reason goes to the skip-reason output: it must never repeat
+// the untrusted title.
+func TestDecideReasonOmitsTitle(t *testing.T) {
+	t.Parallel()
+	title := "chore(deps): ::set-output name=x::pwned"
+	d := Decide(PR{State: "open", Title: title}, nil, bot, false)
+	if !d.Skip || strings.Contains(d.Reason, "set-output") {
+		t.Errorf("Decide(%q) = %+v; want a skip whose reason omits the title", title, d)
+	}
+}
+
+func FuzzTrivialTitle(f *testing.F) {
+	for _, s := range []string{"chore(deps): bump", "release: v1", "chore: bumped", "ſelease:", "K", "  Chore: Release"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, title string) {
+		if !TrivialTitle(title) {
+			return
+		}
+		// The pattern is anchored at the start: text before it never matches.
+		if TrivialTitle("fix: " + title) {
+			t.Errorf("TrivialTitle(%q) = true; want false (prefix not at the start)", "fix: "+title)
+		}
+		if strings.TrimSpace(title) == "" {
+			t.Errorf("TrivialTitle(%q) = true for a blank title", title)
+		}
+	})
+}
