@@ -2,6 +2,11 @@
 // diff` output, and the per-file `patch` of GitHub's files endpoint) into
 // files, hunks and line maps. It is a leaf package: it imports nothing from
 // this module.
+//
+// Parse reads a whole diff, ParsePatch one file's hunks, and Render writes
+// files back as canonical git-style text, so that Parse(Render(files))
+// gives the same files again. Malformed input is reported as a
+// *SyntaxError naming the line and file; the parser never panics.
 package diff
 
 // Status says how a file changed.
@@ -13,6 +18,7 @@ const (
 	Deleted  Status = "deleted"
 	Modified Status = "modified"
 	Renamed  Status = "renamed"
+	Copied   Status = "copied"
 )
 
 // LineKind says which side(s) of the diff a line belongs to.
@@ -39,7 +45,20 @@ type File struct {
 	// NoPatch is true when the source gave no patch text for a text file
 	// (the files endpoint omits `patch` for huge files).
 	NoPatch bool
-	Hunks   []Hunk
+	// OldMode and NewMode are git file modes such as "100644", set from
+	// the "old mode"/"new mode", "new file mode" and "deleted file mode"
+	// headers; "" when the diff does not say.
+	OldMode, NewMode string
+	// Similarity is the "similarity index" percentage of a rename or
+	// copy, 0 when absent.
+	Similarity int
+	Hunks      []Hunk
+
+	// idx maps new-side line numbers to positions in Hunks[k].Lines:
+	// idx[idxOff[k]+n-NewStart] for hunk k. Built by Parse and ParsePatch;
+	// files built by hand fall back to a scan (see NewLine).
+	idx    []int32
+	idxOff []int32
 }
 
 // Hunk is one @@ section.

@@ -1,0 +1,383 @@
+package action
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// Exit-code classes. main maps them to 1, 2 and 3 in one place; nil is 0.
+var (
+	// ErrBlocking: a posted finding meets fail-on (exit 1).
+	ErrBlocking = errors.New("blocking findings")
+	// ErrUsage: bad configuration or an unsupported event (exit 2).
+	ErrUsage = errors.New("usage error")
+	// ErrCannotRun: the review could not run (exit 3).
+	ErrCannotRun = errors.New("the review could not run")
+)
+
+// GitHub is everything the action does on GitHub: the review's reads plus
+// the publisher's writes. *github.Client implements it.
+type GitHub interface {
+	review.GitHub
+	CreateComment(ctx context.Context, owner, repo string, n int, body string) (github.Comment, error)
+	EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
+	DeleteComment(ctx context.Context, owner, repo string, id int64) error
+	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
+}
+
+// Deps are the concrete clients main builds for a run.
+type Deps struct {
+	GitHub   GitHub
+	Model    llm.Completer
+	Personas []persona.Persona
+	// Actions writes outputs, the job summary, annotations and log commands.
+	Actions *githubactions.Action
+	// Log receives the human-readable log (the step's stdout).
+	Log io.Writer
+	// ReadFile reads the event payload; os.ReadFile when nil.
+	ReadFile func(string) ([]byte, error)
+	// Fence fixes the prompt data fence (tests); empty means random.
+	Fence string
+}
+
+// CheckName is the check run's name, the one branch protection requires.
+const CheckName = "anchor-review"
+
+// Run is the action: event → review → report → publish → outputs. The
+// returned error carries the exit class (ErrBlocking, ErrUsage,
+// ErrCannotRun) or is nil for success, neutral and skipped runs.
+func Run(ctx context.Context, c Config, d Deps) error {
+	readFile := d.ReadFile
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	ev, err := ReadEvent(c, readFile)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if !ev.Review {
+		d.Actions.Noticef("anchor-review: %s", escapeLine(ev.Notice))
+		setOutputs(d.Actions, StepOutputs{Skipped: true, SkipReason: ev.Notice})
+		return nil
+	}
+	if ev.Owner == "" {
+		ev.Owner, ev.Repo = c.Owner, c.Repo
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(d.Log, format+"\n", args...)
+	}
+	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
+
+	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
+	opts := review.Options{
+		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, Rerun: ev.Rerun,
+		Mode: c.Mode, Validate: c.Mode == ModeComment,
+		Exclude: c.Exclude, Personas: c.Personas,
+		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
+		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
+		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
+	}
+	res, pr, err := rv.ReviewPR(ctx, opts)
+	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
+		if pr == nil || pr.Info == nil {
+			return fmt.Errorf("%w: %w", ErrCannotRun, err)
+		}
+		// The PR was read, so the author can be told the review did not run.
+		res.AllFailed, res.Partial, res.Verdict = true, true, review.Degraded
+		logf("anchor-review: %v", err)
+	}
+	if pr == nil {
+		pr = &review.PR{}
+	}
+	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets()}
+	out := Publish(ctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
+		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
+		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
+	}, res, pr, ro)
+	out.ReportPath = writeReport(c.RunnerTemp, res, logf)
+	setOutputs(d.Actions, out)
+
+	switch {
+	case res.AllFailed:
+		if err == nil {
+			err = errors.New("every persona failed")
+		}
+		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+	case out.Conclusion == "failure":
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
+	}
+	return nil
+}
+
+// StepOutputs are the step outputs of one run (SPEC section 3).
+type StepOutputs struct {
+	Skipped             bool
+	SkipReason          string
+	Findings            int
+	Verdict, Conclusion string
+	CommentURL          string
+	ReportPath          string
+	// Blocking counts posted findings that meet fail-on (not an output).
+	Blocking int
+}
+
+func setOutputs(a *githubactions.Action, o StepOutputs) {
+	a.SetOutput(OutputSkipped, strconv.FormatBool(o.Skipped))
+	a.SetOutput(OutputSkipReason, o.SkipReason)
+	a.SetOutput(OutputFindings, strconv.Itoa(o.Findings))
+	a.SetOutput(OutputVerdict, o.Verdict)
+	a.SetOutput(OutputConclusion, o.Conclusion)
+	a.SetOutput(OutputCommentURL, o.CommentURL)
+	a.SetOutput(OutputReportPath, o.ReportPath)
+}
+
+// Notifier is where the publisher reports what it could not do, and where
+// the report goes when the token may not write: the job summary and
+// workflow annotations in Actions, the terminal on the command line.
+type Notifier interface {
+	Warningf(format string, args ...any)
+	Errorf(format string, args ...any)
+	AddStepSummary(markdown string)
+	Annotate(level, file string, line, endLine int, title, message string)
+}
+
+// ActionsNotifier is the Notifier of a run inside GitHub Actions.
+type ActionsNotifier struct{ A *githubactions.Action }
+
+// Warningf writes a ::warning:: command.
+func (n ActionsNotifier) Warningf(format string, args ...any) {
+	n.A.Warningf("%s", escapeLine(fmt.Sprintf(format, args...)))
+}
+
+// Errorf writes an ::error:: command.
+func (n ActionsNotifier) Errorf(format string, args ...any) {
+	n.A.Errorf("%s", escapeLine(fmt.Sprintf(format, args...)))
+}
+
+// AddStepSummary appends to the job summary.
+func (n ActionsNotifier) AddStepSummary(markdown string) { n.A.AddStepSummary(markdown) }
+
+// Annotate writes a file annotation (error for "failure", else warning).
+func (n ActionsNotifier) Annotate(level, file string, line, endLine int, title, message string) {
+	a := n.A.WithFieldsMap(map[string]string{"file": file, "line": strconv.Itoa(line), "endLine": strconv.Itoa(endLine), "title": title})
+	if level == "failure" {
+		a.Errorf("%s", escapeLine(message))
+		return
+	}
+	a.Warningf("%s", escapeLine(message))
+}
+
+// PublishOptions say where and how to publish.
+type PublishOptions struct {
+	Owner, Repo string
+	PR          int
+	BotLogin    string
+	Mode        string
+	FailOn      string
+	Quiet       bool
+}
+
+// Publish writes the one report comment (edited in place, never a second
+// one) and the check run, and always the job summary. A token that may not
+// write gets no retry storm: the report goes to the notifier instead and the
+// log names the missing permission. It returns the step outputs.
+func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...any), po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
+	p := publisher{gh: gh, a: n, logf: logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
+	return p.publish(ctx, po, res, pr, ro)
+}
+
+type publisher struct {
+	gh          GitHub
+	a           Notifier
+	logf        func(string, ...any)
+	owner, repo string
+	n           int
+	bot         string
+}
+
+func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
+	conclusion, blocking := report.Conclusion(res, c.FailOn)
+	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
+	summary := report.JobSummary(res, ro)
+	p.a.AddStepSummary(summary)
+
+	if res.Skipped {
+		p.logf("anchor-review: skipped: %s", res.SkipReason)
+		if res.Carried == nil && res.SkipRule != 4 {
+			out.Conclusion = ""
+			return out
+		}
+		// Rule 4: the new head still gets a check, carrying the earlier
+		// verdict forward so skipping can never turn a required check green.
+		chk := report.Check(res, ro)
+		out.Conclusion = chk.Conclusion
+		p.check(ctx, res, chk)
+		return out
+	}
+
+	readOnly := false
+	if c.Mode == ModeComment {
+		url, err := p.comment(ctx, res, pr, report.Comment(res, ro), c.Quiet)
+		var pe *github.PermissionError
+		switch {
+		case errors.As(err, &pe):
+			readOnly = true
+			p.a.Warningf("anchor-review cannot write the report comment: the token lacks %q (a fork PR's token is read-only); the report is in the job summary", pe.Permission)
+		case err != nil:
+			p.a.Errorf("anchor-review could not post the report comment: %s", err.Error())
+		}
+		out.CommentURL = url
+	}
+	chk := report.Check(res, ro)
+	if !p.check(ctx, res, chk) {
+		readOnly = true
+	}
+	if readOnly {
+		for _, an := range chk.Annotations {
+			p.a.Annotate(an.Level, an.Path, an.StartLine, an.EndLine, an.Title, an.Message)
+		}
+	}
+	return out
+}
+
+// check creates the check run; false when the token may not write checks.
+func (p publisher) check(ctx context.Context, res review.Result, chk report.CheckOutput) bool {
+	if res.HeadSHA == "" {
+		return true
+	}
+	cr := github.CheckRun{Name: CheckName, HeadSHA: res.HeadSHA, Status: "completed", Conclusion: chk.Conclusion, Title: chk.Title, Summary: chk.Summary}
+	for _, an := range chk.Annotations {
+		cr.Annotations = append(cr.Annotations, github.Annotation{Path: an.Path, StartLine: an.StartLine, EndLine: an.EndLine, Level: an.Level, Title: an.Title, Message: an.Message})
+	}
+	_, err := p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
+	var pe *github.PermissionError
+	switch {
+	case errors.As(err, &pe):
+		p.a.Warningf("anchor-review cannot create the %q check run: the token lacks %q; the verdict is carried by this step's exit code", CheckName, pe.Permission)
+		return false
+	case err != nil:
+		p.a.Errorf("anchor-review could not create the check run: %s", err.Error())
+		return false
+	}
+	return true
+}
+
+// comment edits our report comment in place, or creates the single one.
+// After creating it re-lists, so two concurrent runs end with one comment:
+// both keep the oldest of our marker comments and delete the rest.
+func (p publisher) comment(ctx context.Context, res review.Result, pr *review.PR, body string, quiet bool) (string, error) {
+	own := p.own(pr.Comments)
+	if len(own) > 0 {
+		keep := own[0]
+		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
+		if err != nil {
+			return "", err
+		}
+		p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
+		for _, extra := range own[1:] {
+			if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
+				p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+			}
+		}
+		return edited.HTMLURL, nil
+	}
+	if quiet && len(res.Findings) == 0 {
+		p.logf("anchor-review: quiet mode and nothing to report: no comment posted")
+		return "", nil
+	}
+	created, err := p.gh.CreateComment(ctx, p.owner, p.repo, p.n, body)
+	if err != nil {
+		return "", err
+	}
+	all, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
+	if err != nil {
+		return created.HTMLURL, nil // created; the duplicate check is best effort
+	}
+	own = p.own(all)
+	if len(own) <= 1 {
+		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
+		return created.HTMLURL, nil
+	}
+	// A concurrent run also created one: the oldest survives, with our body.
+	keep := own[0]
+	for _, extra := range own[1:] {
+		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
+			p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+		}
+	}
+	if keep.ID != created.ID {
+		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
+		if err != nil {
+			return keep.HTMLURL, err
+		}
+		keep = edited
+	}
+	p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
+	return keep.HTMLURL, nil
+}
+
+// own returns our marker comments, oldest (lowest ID) first.
+func (p publisher) own(cs []github.Comment) []github.Comment {
+	var out []github.Comment
+	for _, c := range cs {
+		if strings.EqualFold(c.Author, p.bot) && marker.HasReport(c.Body) {
+			out = append(out, c)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// writeReport writes the whole result as JSON for report-path.
+func writeReport(dir string, res review.Result, logf func(string, ...any)) string {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		logf("anchor-review: cannot encode the report: %v", err)
+		return ""
+	}
+	path := filepath.Join(dir, "anchor-review-report.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		logf("anchor-review: cannot write %s: %v", path, err)
+		return ""
+	}
+	return path
+}
+
+// escapeLine flattens text for a one-line workflow command message.
+func escapeLine(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
+
+// LogUntrusted prints untrusted text to the log between stop-commands
+// markers, so nothing in it can issue a workflow command.
+func LogUntrusted(w io.Writer, text string) {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	token := "anchor-review-" + hex.EncodeToString(b[:])
+	fmt.Fprintf(w, "::stop-commands::%s\n%s\n::%s::\n", token, strings.TrimRight(text, "\n"), token)
+}

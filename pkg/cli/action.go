@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+)
+
+// runAction is the GitHub Action: inputs and event from the environment,
+// then action.Run with the real clients.
+func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(stdout))
+	cfg, err := action.LoadConfig(getenv)
+	if err != nil {
+		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return err
+	}
+	action.Mask(a, cfg)
+	personas, err := loadTeam(cfg.Personas)
+	if err != nil {
+		a.Errorf("%s", err.Error())
+		return err
+	}
+	gh, err := newGitHub(nil, cfg.APIURL, cfg.GitHubToken)
+	if err != nil {
+		return fmt.Errorf("%w: %w", action.ErrUsage, err)
+	}
+	model, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+	if err != nil {
+		return fmt.Errorf("%w: %w", action.ErrUsage, err)
+	}
+	return action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout})
+}
+
+// loadTeam loads the persona prompts and checks a `personas` restriction
+// up front, so a typo fails before any API call.
+func loadTeam(restrict []string) ([]persona.Persona, error) {
+	all, err := persona.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load personas: %w", err)
+	}
+	var names []string
+	for _, p := range all {
+		names = append(names, p.Name)
+	}
+	for _, r := range restrict {
+		if !slices.Contains(names, r) {
+			return nil, fmt.Errorf("%w: input personas: unknown persona %q (known: %s)", action.ErrUsage, r, strings.Join(names, ", "))
+		}
+	}
+	return all, nil
+}

@@ -1,0 +1,74 @@
+// Package cli is anchor-review's command line: the Action entry point (no
+// arguments), `demo`, `review` and `eval`. deps.go is the one place that
+// builds the real GitHub and model clients; every command receives what it
+// needs from there, so tests substitute fakes through the same seams.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrUsage marks a command-line mistake (exit code 2).
+var ErrUsage = errors.New("usage")
+
+const usageText = `anchor-review reviews pull requests with a team of LLM reviewer personas.
+
+Usage:
+  anchor-review                 run as the GitHub Action (inside Actions)
+  anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR
+  anchor-review review ...      review a PR or a local diff (review --help)
+  anchor-review eval ...        score each persona against ground truth (eval --help)
+`
+
+// Main runs one invocation. getenv reads the environment (injected so tests
+// never touch the process's), stdout and stderr are the terminal.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		if getenv("GITHUB_ACTIONS") != "true" && getenv("GITHUB_EVENT_NAME") == "" {
+			fmt.Fprint(stderr, usageText)
+			return fmt.Errorf("%w: no command given and not running inside GitHub Actions", ErrUsage)
+		}
+		return runAction(ctx, getenv, stdout, stderr)
+	}
+	switch args[0] {
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
+	case "review":
+		return runReview(ctx, args[1:], getenv, stdout, stderr)
+	case "eval":
+		return runEval(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usageText)
+		return nil
+	}
+	fmt.Fprint(stderr, usageText)
+	return fmt.Errorf("%w: unknown command %q", ErrUsage, args[0])
+}
+
+// listFlag collects a repeatable or comma-separated flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// firstNonEmpty returns the first non-empty value.
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

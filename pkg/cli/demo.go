@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/prompts"
+)
+
+// demoPR is fixtures/demo/NAME/pr.json.
+type demoPR struct {
+	Number  int    `json:"number"`
+	Title   string `json:"title"`
+	Body    string `json:"body"`
+	State   string `json:"state"`
+	Draft   bool   `json:"draft"`
+	Merged  bool   `json:"merged"`
+	Author  string `json:"author"`
+	HeadSHA string `json:"head_sha"`
+	BaseSHA string `json:"base_sha"`
+}
+
+type demoComment struct {
+	Author string `json:"author"`
+	Body   string `json:"body"`
+}
+
+const (
+	demoOwner = "octo-shop"
+	demoRepo  = "shopfront"
+	demoBot   = "github-actions[bot]"
+)
+
+// runDemo runs the whole pipeline on a fixture PR, offline: an in-process
+// fake GitHub serving the fixture, and the model's recorded answers.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed)")
+	list := fl.Bool("list", false, "list the fixture pull requests and exit")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("%w: demo takes no arguments, got %q", ErrUsage, fl.Args())
+	}
+	names, err := demoNames()
+	if err != nil {
+		return err
+	}
+	if *list {
+		for _, n := range names {
+			fmt.Fprintln(stdout, n)
+		}
+		return nil
+	}
+	if !contains(names, *name) {
+		return fmt.Errorf("%w: no demo pull request %q (have: %s)", ErrUsage, *name, strings.Join(names, ", "))
+	}
+	return demo(ctx, *name, stdout)
+}
+
+func demoNames() ([]string, error) {
+	entries, err := fs.ReadDir(fixtures.FS, "demo")
+	if err != nil {
+		return nil, fmt.Errorf("demo fixtures: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// demo is the demo proper, replaying the fixture's recorded answers.
+func demo(ctx context.Context, name string, stdout io.Writer) error {
+	model, err := demoModel(name)
+	if err != nil {
+		return err
+	}
+	return demoWith(ctx, name, model, stdout)
+}
+
+// demoWith runs the demo with the given model (tests record the cassettes
+// through it).
+func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.Writer) error {
+	dir := path.Join("demo", name)
+	var pr demoPR
+	if err := readJSON(path.Join(dir, "pr.json"), &pr); err != nil {
+		return err
+	}
+	var comments []demoComment
+	if err := readJSON(path.Join(dir, "comments.json"), &comments); err != nil {
+		return err
+	}
+	patch, err := fs.ReadFile(fixtures.FS, path.Join(dir, "diff.patch"))
+	if err != nil {
+		return fmt.Errorf("demo fixture: %w", err)
+	}
+
+	srv := githubtest.New()
+	defer srv.Close()
+	srv.AddPR(githubtest.PR{
+		Number: pr.Number, Title: pr.Title, Body: pr.Body, State: pr.State, Author: pr.Author,
+		Draft: pr.Draft, Merged: pr.Merged, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA,
+		HeadRepo: demoOwner + "/" + demoRepo, BaseRepo: demoOwner + "/" + demoRepo,
+	})
+	srv.SetDiff(pr.Number, string(patch))
+	for _, c := range comments {
+		srv.AddComment(pr.Number, c.Author, c.Body)
+	}
+	if err := serveTree(srv, path.Join(dir, "head"), pr.HeadSHA, ".txt"); err != nil {
+		return err
+	}
+	if err := serveTree(srv, path.Join(dir, "base"), pr.BaseSHA, ""); err != nil {
+		return err
+	}
+
+	gh, err := newGitHub(srv.HTTPClient(), srv.URL+"/", "demo-token")
+	if err != nil {
+		return err
+	}
+	personas, err := loadTeam(nil)
+	if err != nil {
+		return err
+	}
+
+	w := &demoWriter{w: stdout}
+	fmt.Fprintf(stdout, "anchor-review demo: %s/%s#%d %q (fixture %q; offline: fake GitHub, recorded model answers)\n\n", demoOwner, demoRepo, pr.Number, pr.Title, name)
+	rv := review.Reviewer{GitHub: gh, Model: model, Personas: personas}
+	opts := review.Options{
+		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, Mode: review.ModeComment, Validate: true,
+		Model: "gpt-4.1-mini", MaxValidations: 15, MaxConcurrency: 8, MaxLLMCalls: 60,
+		BotLogin: demoBot, Logf: w.logf,
+	}
+	res, got, err := rv.ReviewPR(ctx, opts)
+	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
+		return fmt.Errorf("demo review: %w", err)
+	}
+	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: "P1", Secrets: []string{"demo-token"}}
+	n := &textNotifier{w: stdout}
+	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
+		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: review.ModeComment, FailOn: "P1",
+	}, res, got, ro)
+
+	fmt.Fprintln(stdout)
+	posted := srv.Comments(pr.Number)
+	var body string
+	for _, c := range posted {
+		if c.Author == demoBot && strings.HasPrefix(c.Body, "<!-- anchor-review:report -->") {
+			body = c.Body
+		}
+	}
+	switch {
+	case res.Skipped:
+		fmt.Fprintf(stdout, "== Skipped by rule %d: %s. No model call was made.\n", res.SkipRule, res.SkipReason)
+	case body == "":
+		fmt.Fprintln(stdout, "== No comment posted.")
+	default:
+		fmt.Fprintln(stdout, "== The report comment (posted to the fake GitHub) ==")
+		fmt.Fprintln(stdout, body)
+	}
+	fmt.Fprintln(stdout)
+	for _, cr := range srv.CheckRuns() {
+		fmt.Fprintf(stdout, "== Check run %q on %s: %s — %s (%d annotations)\n", cr.Name, short(cr.HeadSHA), cr.Conclusion, cr.Title, len(cr.Annotations))
+		for _, a := range cr.Annotations {
+			fmt.Fprintf(stdout, "   %s %s:%d %s\n", a.Level, a.Path, a.StartLine, a.Title)
+		}
+	}
+	if len(srv.CheckRuns()) == 0 {
+		fmt.Fprintln(stdout, "== No check run (skipped before review).")
+	}
+	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls (%d prompt tokens, %d completion)\n",
+		gh.Requests(), res.Coverage.Usage.Calls, res.Coverage.Usage.PromptTokens, res.Coverage.Usage.CompletionTokens)
+	return nil
+}
+
+// demoModel replays the fixture's recorded answers. A fixture with no
+// recording must make no model call at all.
+func demoModel(name string) (llm.Completer, error) {
+	p := path.Join("cassettes", "demo-"+name+".jsonl")
+	if _, err := fs.Stat(fixtures.FS, p); err != nil {
+		return noModel{}, nil
+	}
+	r, err := llm.LoadCassette(fixtures.FS, p)
+	if err != nil {
+		return nil, err
+	}
+	return r.WithSchemas(prompts.Schemas())
+}
+
+type noModel struct{}
+
+func (noModel) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("demo: this fixture expects no model call")
+}
+
+// serveTree serves every file under dir at ref, trimming suffix from names.
+func serveTree(srv *githubtest.Server, dir, ref, suffix string) error {
+	if _, err := fs.Stat(fixtures.FS, dir); err != nil {
+		return nil
+	}
+	return fs.WalkDir(fixtures.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fixtures.FS, p)
+		if err != nil {
+			return err
+		}
+		srv.SetContent(ref, strings.TrimSuffix(strings.TrimPrefix(p, dir+"/"), suffix), string(b))
+		return nil
+	})
+}
+
+func readJSON(p string, v any) error {
+	b, err := fs.ReadFile(fixtures.FS, p)
+	if err != nil {
+		return fmt.Errorf("demo fixture: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("demo fixture %s: %w", p, err)
+	}
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// demoWriter prints progress lines as stages finish.
+type demoWriter struct {
+	w io.Writer
+}
+
+func (d *demoWriter) logf(format string, args ...any) {
+	fmt.Fprintf(d.w, "  "+format+"\n", args...)
+}
+
+// textNotifier is the Notifier of the command line: everything to a
+// terminal writer.
+type textNotifier struct{ w io.Writer }
+
+func (n *textNotifier) Warningf(format string, args ...any) {
+	fmt.Fprintf(n.w, "warning: "+format+"\n", args...)
+}
+
+func (n *textNotifier) Errorf(format string, args ...any) {
+	fmt.Fprintf(n.w, "error: "+format+"\n", args...)
+}
+
+func (n *textNotifier) AddStepSummary(string) {}
+
+func (n *textNotifier) Annotate(level, file string, line, endLine int, title, message string) {
+	fmt.Fprintf(n.w, "%s %s:%d: %s: %s\n", level, file, line, title, message)
+}

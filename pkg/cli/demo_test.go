@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/prompts"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and the demo cassettes")
+
+// authored answers a demo's model calls from fixtures/demo/NAME/answers.json:
+// each persona's answer by name (an empty answer when none is written), and
+// the validator's verdicts by "file:line" (a missing verdict is an error, so
+// every finding that reaches the validator has a written verdict).
+type authored struct {
+	personas map[string]json.RawMessage
+	verdicts map[string]json.RawMessage
+	schemas  *llm.Schemas
+}
+
+func loadAuthored(t *testing.T, name string) *authored {
+	t.Helper()
+	b, err := fs.ReadFile(fixtures.FS, path.Join("demo", name, "answers.json"))
+	if err != nil {
+		t.Fatalf("answers: %v", err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("answers.json: %v", err)
+	}
+	a := &authored{personas: map[string]json.RawMessage{}, verdicts: map[string]json.RawMessage{}}
+	for k, v := range raw {
+		if k == llm.Validator {
+			if err := json.Unmarshal(v, &a.verdicts); err != nil {
+				t.Fatalf("answers.json validator: %v", err)
+			}
+			continue
+		}
+		a.personas[k] = v
+	}
+	a.schemas, err = llm.NewSchemas(prompts.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func (a *authored) Complete(_ context.Context, r llm.Request) (llm.Response, error) {
+	var ans json.RawMessage
+	switch {
+	case r.Persona == llm.Validator:
+		v, ok := a.verdicts[r.Label]
+		if !ok {
+			return llm.Response{}, fmt.Errorf("answers.json has no validator verdict for %q", r.Label)
+		}
+		ans = v
+	case a.personas[r.Persona] != nil:
+		ans = a.personas[r.Persona]
+	default:
+		ans = json.RawMessage(fmt.Sprintf(`{"reviewer":%q,"findings":[],"residual_risks":[],"testing_gaps":[]}`, r.Persona))
+	}
+	js, err := a.schemas.Check(r.Schema, string(ans))
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("answers.json answer for %s (%s): %w", r.Persona, r.Label, err)
+	}
+	return llm.Response{JSON: js}, nil
+}
+
+// TestDemoCassettes keeps fixtures/cassettes/demo-NAME.jsonl in step with
+// the authored answers and the current prompts: the recording is what the
+// demo replays, so a prompt change that alters a request key shows up here
+// (run with -update to re-record).
+func TestDemoCassettes(t *testing.T) {
+	names, err := demoNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if _, err := fs.Stat(fixtures.FS, path.Join("demo", name, "answers.json")); err != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			var rec bytes.Buffer
+			model := llm.NewRecorder(loadAuthored(t, name), &rec)
+			var out bytes.Buffer
+			if err := demoWith(context.Background(), name, model, &out); err != nil {
+				t.Fatalf("demo with authored answers: %v\n%s", err, out.String())
+			}
+			lines := strings.SplitAfter(rec.String(), "\n")
+			slices.Sort(lines)
+			got := strings.Join(lines, "")
+			file := filepath.Join("..", "..", "fixtures", "cassettes", "demo-"+name+".jsonl")
+			if *update {
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("read cassette (run with -update to create it): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s is stale: the prompts or answers.json changed; run go test ./pkg/cli -run TestDemoCassettes -update", file)
+			}
+		})
+	}
+}
+
+// TestDemoGolden runs `demo` on every fixture PR, offline, and compares the
+// printed report with testdata/demo-NAME.golden.
+func TestDemoGolden(t *testing.T) {
+	names, err := demoNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 3 {
+		t.Fatalf("got %d demo PRs; want at least 3", len(names))
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := Main(context.Background(), []string{"demo", "--pr", name}, func(string) string { return "" }, &out, &out); err != nil {
+				t.Fatalf("demo: %v\n%s", err, out.String())
+			}
+			checkGolden(t, "demo-"+name+".golden", out.String())
+		})
+	}
+}
+
+func TestDemoOutcomes(t *testing.T) {
+	tests := []struct {
+		pr   string
+		want []string
+	}{
+		{"buggy", []string{"conclusion=failure", "verdict=not-ready", "SQL query built by string formatting", "OFFSET skips the first page", "Webhook HTTP client has no timeout", "Exported method Searched has no doc comment"}},
+		{"clean", []string{"conclusion=success", "verdict=ready", "No findings reached confidence anchor 75"}},
+		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "cost: 2 GitHub requests"}},
+		{"reviewed", []string{"Skipped by rule 4", "0 model calls", "failure"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pr, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := Main(context.Background(), []string{"demo", "--pr", tt.pr}, func(string) string { return "" }, &out, &out); err != nil {
+				t.Fatalf("demo: %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("demo --pr %s output lacks %q", tt.pr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDemoBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"demo", "--pr", "nope"}, {"demo", "--frobnicate"}, {"demo", "extra"}} {
+		var out bytes.Buffer
+		err := Main(context.Background(), args, func(string) string { return "" }, &out, &out)
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("Main(%q) = %v; want a usage error", args, err)
+		}
+	}
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("read golden (run with -update): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", file, got)
+	}
+}

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/prompts"
+)
+
+// newGitHub builds the real GitHub client. apiURL may be a GitHub
+// Enterprise Server URL ending in /api/v3/.
+func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, error) {
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: 60 * time.Second}
+	}
+	gh, err := github.New(httpClient, apiURL, token)
+	if err != nil {
+		return nil, fmt.Errorf("github client: %w", err)
+	}
+	return gh, nil
+}
+
+// modelConfig is what the model client needs from flags or inputs.
+type modelConfig struct {
+	BaseURL, APIKey string
+}
+
+// newModel builds the real model client over an OpenAI-compatible endpoint.
+func newModel(c modelConfig) (*llm.Client, error) {
+	m, err := llm.New(llm.Config{
+		BaseURL: c.BaseURL,
+		APIKey:  c.APIKey,
+		Schemas: prompts.Schemas(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("model client: %w", err)
+	}
+	return m, nil
+}

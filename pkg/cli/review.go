@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// reviewFlags are the review command's options.
+type reviewFlags struct {
+	repo, diffFile, base, dir, title, body     string
+	pr                                         int
+	post, asJSON, validate, quiet              bool
+	githubToken, githubAPIURL, serverURL       string
+	apiKey, baseURL                            string
+	model, strongModel, validatorModel, failOn string
+	botLogin                                   string
+	exclude, personas                          listFlag
+	maxValidations, maxConcurrency, maxCalls   int
+}
+
+// runReview is `review`: a PR through the real API, or a local diff.
+func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var f reviewFlags
+	fl := flag.NewFlagSet("review", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
+	fl.IntVar(&f.pr, "pr", 0, "the pull request number (with --repo)")
+	fl.BoolVar(&f.post, "post", false, "post the report comment and the check run (runs the validator)")
+	fl.StringVar(&f.diffFile, "diff", "", "review a local unified diff file instead of a PR (- for stdin)")
+	fl.StringVar(&f.base, "base", "", "review `git diff REF...HEAD` of the local repository instead of a PR")
+	fl.StringVar(&f.dir, "dir", ".", "the local repository for --base, and where --diff reads head files")
+	fl.StringVar(&f.title, "title", "", "the change's title for a local diff")
+	fl.StringVar(&f.body, "body", "", "the change's description for a local diff")
+	fl.BoolVar(&f.asJSON, "json", false, "print the machine-readable result (JSON) instead of the report")
+	fl.BoolVar(&f.validate, "validate", false, "run the Stage 5b validator even without --post")
+	fl.BoolVar(&f.quiet, "quiet", false, "with --post: post a comment only when there are findings")
+	fl.StringVar(&f.githubToken, "github-token", "", "GitHub token (default $GITHUB_TOKEN)")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", "", "GitHub API URL (default $GITHUB_API_URL or https://api.github.com/)")
+	fl.StringVar(&f.serverURL, "server-url", "", "GitHub server URL for links (default $GITHUB_SERVER_URL or https://github.com)")
+	fl.StringVar(&f.apiKey, "api-key", "", "model API key (default $OPENAI_API_KEY)")
+	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or "+action.DefaultBaseURL+")")
+	fl.StringVar(&f.model, "model", action.DefaultModel, "reviewer model")
+	fl.StringVar(&f.strongModel, "strong-model", "", "model for correctness, security, adversarial (default --model)")
+	fl.StringVar(&f.validatorModel, "validator-model", "", "model for the validator (default --model)")
+	fl.StringVar(&f.failOn, "fail-on", action.DefaultFailOn, "exit 1 when a posted finding is at this severity or worse (P0..P3, never)")
+	fl.StringVar(&f.botLogin, "bot-login", action.DefaultBotLogin, "the identity whose marker comments count as ours")
+	fl.Var(&f.exclude, "exclude", "glob of paths not to review (repeatable, or comma-separated)")
+	fl.Var(&f.personas, "personas", "restrict the team to these personas (comma-separated)")
+	fl.IntVar(&f.maxValidations, "max-validations", action.DefaultMaxValidations, "validator budget")
+	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
+	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, `Usage:
+  anchor-review review --repo OWNER/NAME --pr N [--post] [--json] [flags]
+  anchor-review review --diff FILE [--title T] [--json] [flags]
+  anchor-review review --base REF [--dir REPO] [--json] [flags]
+
+Reviews a pull request through the GitHub API ($GITHUB_TOKEN) with the model
+endpoint ($OPENAI_API_KEY), printing the report; --post posts the comment and
+the check run. --diff and --base review a local change with no GitHub at all.
+
+Flags:`)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if err := f.check(fl.Args()); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	team, err := loadTeam(f.personas)
+	if err != nil {
+		return err
+	}
+	mc := modelConfig{
+		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
+		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
+	}
+	if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
+		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
+	}
+	model, err := newModel(mc)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
+}
+
+func (f *reviewFlags) check(rest []string) error {
+	var problems []string
+	if len(rest) > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %q", rest))
+	}
+	local := f.diffFile != "" || f.base != ""
+	remote := f.repo != "" || f.pr != 0
+	switch {
+	case f.diffFile != "" && f.base != "":
+		problems = append(problems, "--diff and --base are exclusive")
+	case local && remote:
+		problems = append(problems, "--repo/--pr and --diff/--base are exclusive")
+	case !local && !remote:
+		problems = append(problems, "name a pull request (--repo OWNER/NAME --pr N) or a local diff (--diff FILE or --base REF)")
+	case remote && (f.pr <= 0 || strings.Count(f.repo, "/") != 1 || strings.HasPrefix(f.repo, "/") || strings.HasSuffix(f.repo, "/")):
+		problems = append(problems, "--repo must be OWNER/NAME and --pr a positive number")
+	}
+	if f.post && local {
+		problems = append(problems, "--post needs a pull request (--repo and --pr)")
+	}
+	if _, ok := failOnRank(f.failOn); !ok {
+		problems = append(problems, fmt.Sprintf("--fail-on %q: want P0, P1, P2, P3 or never", f.failOn))
+	}
+	if f.maxConcurrency < 1 || f.maxCalls < 1 || f.maxValidations < 0 {
+		problems = append(problems, "--max-concurrency and --max-llm-calls must be at least 1, --max-validations at least 0")
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	f.failOn = strings.ToUpper(f.failOn)
+	if f.failOn == "NEVER" {
+		f.failOn = action.FailOnNever
+	}
+	return nil
+}
+
+func failOnRank(s string) (int, bool) {
+	switch strings.ToUpper(s) {
+	case "P0":
+		return 0, true
+	case "P1":
+		return 1, true
+	case "P2":
+		return 2, true
+	case "P3":
+		return 3, true
+	case "NEVER":
+		return 4, true
+	}
+	return 0, false
+}
+
+func localEndpoint(u string) bool {
+	return strings.Contains(u, "://localhost") || strings.Contains(u, "://127.0.0.1") || strings.Contains(u, "://[::1]")
+}
+
+// reviewWith runs the review with the given model; gh, when not nil,
+// replaces the real GitHub client (tests).
+func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, team []persona.Persona, model llm.Completer, gh action.GitHub, stdout, stderr io.Writer) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	opts := review.Options{
+		Mode: review.ModeComment, Validate: f.post || f.validate,
+		Exclude: f.exclude, Personas: f.personas,
+		Model: f.model, StrongModel: f.strongModel, ValidatorModel: f.validatorModel,
+		MaxValidations: f.maxValidations, MaxConcurrency: f.maxConcurrency, MaxLLMCalls: f.maxCalls,
+		BotLogin: f.botLogin, Logf: logf,
+	}
+	if !opts.Validate {
+		opts.Mode = review.ModeReportOnly
+	}
+	serverURL := firstNonEmpty(f.serverURL, getenv("GITHUB_SERVER_URL"), action.DefaultServerURL)
+	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
+	rv := review.Reviewer{Model: model, Personas: team}
+
+	var res review.Result
+	var err error
+	var out *action.StepOutputs
+	if f.repo != "" {
+		opts.Owner, opts.Repo, _ = strings.Cut(f.repo, "/")
+		opts.PR = f.pr
+		if gh == nil {
+			if token == "" {
+				return fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
+			}
+			c, cerr := newGitHub(nil, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
+			if cerr != nil {
+				return fmt.Errorf("%w: %w", ErrUsage, cerr)
+			}
+			gh = c
+		}
+		rv.GitHub = gh
+		var pr *review.PR
+		res, pr, err = rv.ReviewPR(ctx, opts)
+		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
+			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		}
+		if f.post {
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(token, getenv)}
+			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
+				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
+			}, res, pr, ro)
+			out = &o
+		}
+	} else {
+		d, head, derr := f.localDiff(ctx)
+		if derr != nil {
+			return derr
+		}
+		res, err = rv.ReviewDiff(ctx, opts, d, f.title, f.body, head)
+		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
+			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		}
+	}
+
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(token, getenv)}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return fmt.Errorf("encode result: %w", err)
+		}
+	} else {
+		fmt.Fprintln(stdout, report.Comment(res, ro))
+	}
+	if out != nil && out.CommentURL != "" {
+		fmt.Fprintf(stderr, "posted: %s\n", out.CommentURL)
+	}
+	if res.AllFailed {
+		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
+	}
+	if c, n := report.Conclusion(res, f.failOn); c == "failure" {
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, f.failOn)
+	}
+	return nil
+}
+
+func secrets(token string, getenv func(string) string) []string {
+	var s []string
+	for _, v := range []string{token, getenv("OPENAI_API_KEY"), getenv("GITHUB_TOKEN")} {
+		if v != "" {
+			s = append(s, v)
+		}
+	}
+	return s
+}
+
+// localDiff reads --diff or runs git for --base, and returns a reader of
+// head file contents for the validator.
+func (f reviewFlags) localDiff(ctx context.Context) (*diff.Diff, func(context.Context, string) (string, bool, error), error) {
+	var raw []byte
+	var err error
+	var head func(context.Context, string) (string, bool, error)
+	switch {
+	case f.diffFile == "-":
+		raw, err = io.ReadAll(os.Stdin)
+	case f.diffFile != "":
+		raw, err = os.ReadFile(f.diffFile)
+		head = func(_ context.Context, p string) (string, bool, error) {
+			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
+			if errors.Is(err, os.ErrNotExist) {
+				return "", false, nil
+			}
+			return string(b), err == nil, err
+		}
+	default:
+		raw, err = git(ctx, f.dir, "diff", "--no-color", "--no-ext-diff", f.base+"...HEAD")
+		head = func(ctx context.Context, p string) (string, bool, error) {
+			b, err := git(ctx, f.dir, "show", "HEAD:"+p)
+			if err != nil {
+				return "", false, nil
+			}
+			return string(b), true, nil
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: read diff: %w", ErrUsage, err)
+	}
+	d, err := diff.Parse(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if len(d.Files) == 0 {
+		return nil, nil, fmt.Errorf("%w: the diff is empty", ErrUsage)
+	}
+	return d, head, nil
+}
+
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}

@@ -1,0 +1,252 @@
+package persona
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+)
+
+// AdversarialLines is the number of executable changed lines at which the
+// adversarial persona joins the team whatever the paths.
+const AdversarialLines = 50
+
+// Signals is what selection looks at: the files in scope, the count of
+// executable changed lines (not tests, docs, lock or generated files), the
+// standards files that apply to a changed file, and the number of review
+// comments people already left on the pull request.
+type Signals struct {
+	Files               []*diff.File
+	ExecutableLines     int
+	Standards           []string
+	HumanReviewComments int
+}
+
+// Selected is a persona on the team with the reason it was picked:
+// AlwaysOnReason, or one line naming the signal and where it fired, e.g.
+// "SQL built from strings in api/users.go (and 2 more files)". The reason
+// does not repeat the persona's name; String adds it.
+type Selected struct {
+	Persona
+	Reason string
+}
+
+// String returns "name: reason", the form the team is announced in.
+func (s Selected) String() string { return s.Name + ": " + s.Reason }
+
+// Select picks the team for one review from all (as Load returns them),
+// keeping their order: every always-on persona, and every conditional one
+// whose signals fire (SPEC section 1, Stage 3). restrict, the `personas`
+// input, limits the team to the names it lists (blank entries ignored);
+// it never adds a persona whose signals did not fire. A restrict name that
+// is not in all is an error wrapping ErrUnknown that lists the valid names.
+func Select(all []Persona, s Signals, restrict []string) ([]Selected, error) {
+	allowed, err := restriction(all, restrict)
+	if err != nil {
+		return nil, err
+	}
+	var reasons map[string]string
+	out := make([]Selected, 0, len(all))
+	for _, p := range all {
+		if allowed != nil && !allowed[p.Name] {
+			continue
+		}
+		if p.AlwaysOn {
+			out = append(out, Selected{Persona: p, Reason: AlwaysOnReason})
+			continue
+		}
+		if reasons == nil {
+			reasons = detect(s)
+		}
+		if r, ok := reasons[p.Name]; ok {
+			out = append(out, Selected{Persona: p, Reason: r})
+		}
+	}
+	return out, nil
+}
+
+// restriction returns the set of allowed names, or nil for no restriction.
+func restriction(all []Persona, restrict []string) (map[string]bool, error) {
+	var allowed map[string]bool
+	for _, name := range restrict {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		known := false
+		for _, p := range all {
+			if p.Name == name {
+				known = true
+				break
+			}
+		}
+		if !known {
+			valid := make([]string, len(all))
+			for i, p := range all {
+				valid[i] = p.Name
+			}
+			return nil, fmt.Errorf("%w %q in personas (valid names: %s)", ErrUnknown, name, strings.Join(valid, ", "))
+		}
+		if allowed == nil {
+			allowed = map[string]bool{}
+		}
+		allowed[name] = true
+	}
+	return allowed, nil
+}
+
+// detect returns the reason of every conditional persona whose signals
+// fire, keyed by persona name.
+func detect(s Signals) map[string]string {
+	out := map[string]string{}
+	if n := len(s.Standards); n > 0 {
+		out["project-standards"] = standardsReason(s.Standards)
+	}
+	if n := s.HumanReviewComments; n == 1 {
+		out["previous-comments"] = "1 review comment from people on the pull request"
+	} else if n > 1 {
+		out["previous-comments"] = fmt.Sprintf("%d review comments from people on the pull request", n)
+	}
+
+	hits := scanFiles(s.Files)
+	for i, t := range scanned() {
+		h := hits[i]
+		var reason string
+		if h.files > 0 {
+			reason = h.label + " in " + h.path
+			if more := h.files - 1; more == 1 {
+				reason += " (and 1 more file)"
+			} else if more > 1 {
+				reason += fmt.Sprintf(" (and %d more files)", more)
+			}
+		}
+		if t.name == "adversarial" && s.ExecutableLines >= AdversarialLines {
+			lines := fmt.Sprintf("%d executable changed lines", s.ExecutableLines)
+			if reason == "" {
+				reason = lines
+			} else {
+				reason = "high-risk area: " + reason + "; " + lines
+			}
+		} else if t.name == "adversarial" && reason != "" {
+			reason = "high-risk area: " + reason
+		}
+		if reason != "" {
+			out[t.name] = reason
+		}
+	}
+	return out
+}
+
+func standardsReason(paths []string) string {
+	const show = 3
+	list := strings.Join(paths[:min(len(paths), show)], ", ")
+	if len(paths) > show {
+		list += fmt.Sprintf(" and %d more", len(paths)-show)
+	}
+	if len(paths) == 1 {
+		return "standards file " + list + " applies to a changed file"
+	}
+	return "standards files " + list + " apply to changed files"
+}
+
+// hit is the strongest signal one persona found: rank is the index of the
+// rule in the persona's list (lower is stronger), path the first file where
+// that rule fired, files the number of files where any rule fired.
+type hit struct {
+	rank  int
+	label string
+	path  string
+	files int
+}
+
+// scanFiles runs every scanned persona's rules over the files once. Files
+// that are not scope.Executable (tests, docs, lock, vendored, generated)
+// are skipped: they do not change what the code does. Only added and
+// deleted lines are matched; context lines only open loop windows.
+func scanFiles(files []*diff.File) []hit {
+	sc := newScanner()
+	table := sc.table
+	hits := make([]hit, len(table))
+	for i := range hits {
+		hits[i].rank = len(table[i].rules)
+	}
+	fileBest := make([]int, len(table))
+	var found needleSet
+	for _, f := range files {
+		p := f.Path()
+		if !scope.Executable(p) {
+			continue
+		}
+		fi := newPathInfo(p)
+		for i, t := range table {
+			fileBest[i] = len(t.rules)
+			for r := range t.rules {
+				if t.rules[r].path == nil {
+					continue
+				}
+				if label := t.rules[r].path(&fi); label != "" {
+					fileBest[i] = r
+					record(&hits[i], r, label, p)
+					break
+				}
+			}
+		}
+		for _, h := range f.Hunks {
+			loop := 0 // lines left in the window after a loop header
+			for _, l := range h.Lines {
+				opens := isLoop(l.Text, fi.golang)
+				if l.Kind != diff.Context {
+					found.clear()
+					sc.m.find(l.Text, &found)
+					if !found.empty() {
+						ln := lineInfo{raw: l.Text, file: &fi, inLoop: loop > 0}
+						sc.lineRules(&ln, &found, fileBest, hits, p)
+					}
+				}
+				switch {
+				case opens:
+					loop = loopWindow
+				case loop > 0:
+					loop--
+				}
+			}
+		}
+		for i, t := range table {
+			if fileBest[i] < len(t.rules) {
+				hits[i].files++
+			}
+		}
+	}
+	return hits
+}
+
+// lineRules runs the line rules that can still add something on one line:
+// any rule while the file has no hit for that persona yet, else only rules
+// stronger than both the file's and the overall best.
+func (sc *scanner) lineRules(ln *lineInfo, found *needleSet, fileBest []int, hits []hit, path string) {
+	for i, t := range sc.table {
+		limit := fileBest[i]
+		if limit < len(t.rules) {
+			limit = min(limit, hits[i].rank)
+		}
+		for r := 0; r < limit; r++ {
+			if label := t.rules[r].lineMatch(ln, found); label != "" {
+				fileBest[i] = r
+				record(&hits[i], r, label, path)
+				break
+			}
+		}
+	}
+}
+
+// record keeps the stronger of the current hit and (rank, label, path); the
+// earlier file wins a tie because files are scanned in order.
+func record(h *hit, rank int, label, path string) {
+	if rank < h.rank {
+		h.rank, h.label, h.path = rank, label, path
+	}
+}
+
+// loopWindow is how many lines after a loop header count as its body.
+const loopWindow = 12

@@ -1,0 +1,645 @@
+// Package review is the orchestrator: it walks one pull request (or a local
+// diff) through the stages of SPEC.md — skip, scope, select, dispatch,
+// synthesize, validate — and returns one Result for the report stage.
+//
+// I/O happens only through the two interfaces declared here, GitHub and the
+// model's llm.Completer, so the orchestrator runs the same against the real
+// APIs, the in-process fakes of the demo, and recorded answers.
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/pkg/skip"
+	"github.com/anchor-review/anchor-review/pkg/synth"
+)
+
+// GitHub is what the review reads from GitHub. *github.Client implements it.
+type GitHub interface {
+	PullRequest(ctx context.Context, owner, repo string, n int) (*github.PR, error)
+	IssueComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
+	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
+	Diff(ctx context.Context, owner, repo string, n int) (github.DiffSource, error)
+	FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error)
+}
+
+// ErrAllPersonasFailed is returned (wrapped, alongside a usable Result) when
+// no persona produced an answer: the review could not run.
+var ErrAllPersonasFailed = errors.New("every persona failed")
+
+// Modes.
+const (
+	ModeComment    = "comment"
+	ModeReportOnly = "report-only"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxConcurrency = 8
+	DefaultMaxValidations = 15
+	DefaultMaxLLMCalls    = 60
+	// DefaultInputBudget is the per-call token budget for the diff part of a
+	// persona prompt; a larger diff is split into chunks of whole files.
+	DefaultInputBudget = 60_000
+	// maxStandardsProbes bounds the AGENTS.md/CLAUDE.md look-ups of one run,
+	// so a PR touching hundreds of directories cannot cost hundreds of reads.
+	maxStandardsProbes = 24
+)
+
+// Options configure one review.
+type Options struct {
+	Owner, Repo string
+	PR          int
+	// Rerun is a deliberate manual re-review: it bypasses skip rule 4 only.
+	Rerun bool
+	Mode  string
+	// Validate runs Stage 5b (comment mode, and the CLI's --post).
+	Validate bool
+
+	Exclude  []string
+	Personas []string // restricts the team; empty means all that select
+
+	Model, StrongModel, ValidatorModel string
+
+	MaxValidations int // 0 means none; negative means the default
+	MaxConcurrency int
+	MaxLLMCalls    int
+	InputBudget    int // tokens per persona call for the diff; 0 = default
+
+	BotLogin string
+
+	// Fence is the per-run data fence token; empty means a fresh random one.
+	Fence string
+	// Logf receives progress lines ("stage: detail"); nil discards them.
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) defaults() {
+	if o.Mode == "" {
+		o.Mode = ModeComment
+	}
+	if o.MaxConcurrency <= 0 {
+		o.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if o.MaxValidations < 0 {
+		o.MaxValidations = DefaultMaxValidations
+	}
+	if o.MaxLLMCalls <= 0 {
+		o.MaxLLMCalls = DefaultMaxLLMCalls
+	}
+	if o.InputBudget <= 0 {
+		o.InputBudget = DefaultInputBudget
+	}
+	if o.StrongModel == "" {
+		o.StrongModel = o.Model
+	}
+	if o.ValidatorModel == "" {
+		o.ValidatorModel = o.Model
+	}
+	if o.BotLogin == "" {
+		o.BotLogin = "github-actions[bot]"
+	}
+	if o.Fence == "" {
+		o.Fence = prompt.NewFence()
+	}
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
+	}
+}
+
+// Reviewer runs reviews. Its fields are the run's dependencies.
+type Reviewer struct {
+	GitHub   GitHub        // nil for a local diff
+	Model    llm.Completer // personas and validator
+	Personas []persona.Persona
+}
+
+// PR holds what Stage 1 fetched; the publisher reuses it (no second read).
+type PR struct {
+	Info     *github.PR
+	Comments []github.Comment
+}
+
+// ReviewPR reviews one pull request end to end. The returned PR is what the
+// skip check read (nil if reading failed). An error means the review could
+// not run; when every persona failed the Result is still filled in and the
+// error wraps ErrAllPersonasFailed.
+func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error) {
+	o.defaults()
+	start := time.Now()
+	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode}
+
+	// Stage 1: at most two reads, no model call.
+	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, nil, fmt.Errorf("skip: read pull request #%d: %w", o.PR, err)
+	}
+	comments, err := r.GitHub.IssueComments(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, &PR{Info: info}, fmt.Errorf("skip: list comments of #%d: %w", o.PR, err)
+	}
+	pr := &PR{Info: info, Comments: comments}
+	res.HeadSHA, res.Title = info.HeadSHA, info.Title
+
+	dec := skip.Decide(skipPR(info), skipComments(comments), o.BotLogin, o.Rerun)
+	if dec.Skip {
+		res.Skipped, res.SkipRule, res.SkipReason, res.Carried = true, dec.Rule, dec.Reason, dec.Carried
+		res.Verdict = Ready
+		if dec.Carried != nil {
+			res.Verdict = Verdict(dec.Carried.Verdict)
+		}
+		o.logf("skip: rule %d: %s", dec.Rule, dec.Reason)
+		return res, pr, nil
+	}
+	o.logf("skip: none of the four rules fired")
+
+	// Stage 2: scope.
+	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, pr, fmt.Errorf("scope: read diff of #%d: %w", o.PR, err)
+	}
+	d, err := parseSource(src)
+	if err != nil {
+		return res, pr, fmt.Errorf("scope: %w", err)
+	}
+	var truncated []Excluded
+	if src.Truncated {
+		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
+	}
+	standards := r.readStandards(ctx, o, d, info.BaseSHA)
+	humans := 0
+	for _, c := range comments {
+		if !c.AuthorIsBot && !strings.EqualFold(c.Author, o.BotLogin) {
+			humans++
+		}
+	}
+	var previous []string
+	if rc, err := r.GitHub.ReviewComments(ctx, o.Owner, o.Repo, o.PR); err != nil {
+		o.logf("scope: review comments unavailable (%v); previous-comments persona may not select", err)
+	} else {
+		for _, c := range rc {
+			if !c.AuthorIsBot {
+				humans++
+				previous = append(previous, c.Author+": "+c.Body)
+			}
+		}
+	}
+
+	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
+	heads := func(ctx context.Context, path string) (string, bool, error) {
+		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
+	}
+	err = r.run(ctx, o, &res, d, pc, humans, truncated, heads)
+	res.Coverage.Usage.Wall = time.Since(start)
+	return res, pr, err
+}
+
+// ReviewDiff reviews a local diff with no GitHub at all. head, when not nil,
+// returns a file's new version for the validator.
+func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, title, body string, head func(ctx context.Context, path string) (string, bool, error)) (Result, error) {
+	o.defaults()
+	start := time.Now()
+	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode}
+	if o.Owner == "" {
+		res.Repo = "local"
+	}
+	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body}
+	if head == nil {
+		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	}
+	err := r.run(ctx, o, &res, d, pc, 0, nil, head)
+	res.Coverage.Usage.Wall = time.Since(start)
+	return res, err
+}
+
+// run is everything after the diff is in hand: scope, select, dispatch,
+// synthesize, validate, verdict.
+func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff, pc prompt.Context, humans int, notReviewed []Excluded, head func(context.Context, string) (string, bool, error)) error {
+	sc, err := scope.Apply(d, o.Exclude)
+	if err != nil {
+		return fmt.Errorf("scope: %w", err)
+	}
+	for _, e := range sc.Excluded {
+		notReviewed = append(notReviewed, Excluded{Path: e.Path, Reason: e.Reason})
+	}
+	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
+
+	// Stage 3: select.
+	var stdPaths []string
+	for _, s := range pc.Standards {
+		stdPaths = append(stdPaths, s.Path)
+	}
+	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: humans}, o.Personas)
+	if err != nil {
+		return fmt.Errorf("select: %w", err)
+	}
+	for _, p := range team {
+		o.logf("select: %s (%s)", p.Name, p.Reason)
+	}
+
+	// Budget: chunks of whole files; never more than max-llm-calls.
+	chunks, left := prompt.Chunk(sc.Files, o.InputBudget)
+	for _, e := range left {
+		notReviewed = append(notReviewed, Excluded{Path: e.Path, Reason: e.Reason})
+	}
+	personaCalls := o.MaxLLMCalls - min(o.MaxValidations, o.MaxLLMCalls/2)
+	if !o.Validate {
+		personaCalls = o.MaxLLMCalls
+	}
+	if len(team) > 0 && len(chunks)*len(team) > personaCalls {
+		keep := personaCalls / len(team)
+		for _, ch := range chunks[keep:] {
+			for _, f := range ch {
+				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)})
+			}
+		}
+		chunks = chunks[:keep]
+		o.logf("dispatch: budget allows %d of the diff's chunks", keep)
+	}
+	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
+
+	// Stage 4: dispatch.
+	results, runs, usage := r.dispatch(ctx, o, team, chunks, pc)
+	res.Coverage.Personas = runs
+	res.Coverage.Usage = usage
+	failed := 0
+	for _, pr := range runs {
+		if pr.Failed != "" {
+			failed++
+		}
+	}
+	res.Partial = failed > 0 || partialFiles(res.Coverage.NotReviewed)
+	if len(team) > 0 && failed == len(team) {
+		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
+		return fmt.Errorf("dispatch: %w", ErrAllPersonasFailed)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// Stage 5: synthesize.
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode})
+	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
+	res.Coverage.DroppedByReason = out.DroppedByReason
+	res.Coverage.Demotions = out.Demotions
+	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
+	for _, pr := range results {
+		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)
+		res.ResidualRisks = append(res.ResidualRisks, pr.Answer.ResidualRisks...)
+	}
+	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
+
+	// Stage 5b: validate.
+	posted := out.Gated
+	if o.Validate {
+		remaining := o.MaxLLMCalls - usage.Calls
+		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, min(o.MaxValidations, max(remaining, 0)))
+	}
+	synth.Number(posted)
+	res.Findings = posted
+	res.Verdict = decideVerdict(*res)
+	return nil
+}
+
+// dispatch runs every (persona, chunk) call in parallel under the bound.
+// Each goroutine writes its own slot, so the output order is fixed.
+func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, chunks [][]*diff.File, pc prompt.Context) ([]synth.PersonaResult, []PersonaRun, Usage) {
+	type slot struct {
+		answer finding.Answer
+		resp   llm.Response
+		err    error
+	}
+	slots := make([][]slot, len(team))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for i, p := range team {
+		slots[i] = make([]slot, len(chunks))
+		model := o.Model
+		if p.Tier == "strong" {
+			model = o.StrongModel
+		}
+		for j, files := range chunks {
+			c := pc
+			c.Files, c.Fence = files, o.Fence
+			req := prompt.ForPersona(c, p.Persona, model)
+			g.Go(func() error {
+				resp, err := r.Model.Complete(gctx, req)
+				s := &slots[i][j]
+				s.resp, s.err = resp, err
+				if err == nil {
+					s.err = decodeStrict(resp.JSON, &s.answer)
+				}
+				return nil // one persona's failure never stops the others
+			})
+		}
+	}
+	_ = g.Wait()
+
+	var results []synth.PersonaResult
+	runs := make([]PersonaRun, len(team))
+	var usage Usage
+	for i, p := range team {
+		run := PersonaRun{Name: p.Name, Reason: p.Reason, Model: o.Model}
+		if p.Tier == "strong" {
+			run.Model = o.StrongModel
+		}
+		merged := finding.Answer{Reviewer: p.Name}
+		var errs []string
+		for _, s := range slots[i] {
+			run.Calls++
+			usage.add(s.resp)
+			if s.err != nil {
+				errs = append(errs, s.err.Error())
+				continue
+			}
+			merged.Findings = append(merged.Findings, s.answer.Findings...)
+			merged.TestingGaps = append(merged.TestingGaps, s.answer.TestingGaps...)
+			merged.ResidualRisks = append(merged.ResidualRisks, s.answer.ResidualRisks...)
+		}
+		switch {
+		case len(slots[i]) == 0:
+		case len(errs) == len(slots[i]):
+			run.Failed = errs[0]
+			o.logf("dispatch: %s failed: %s", p.Name, errs[0])
+		default:
+			if len(errs) > 0 {
+				run.Failed = fmt.Sprintf("%d of %d chunks failed: %s", len(errs), len(slots[i]), errs[0])
+			}
+			// The persona's own name wins over whatever the model wrote.
+			for k := range merged.Findings {
+				merged.Findings[k].Reviewers = []string{p.Name}
+			}
+			results = append(results, synth.PersonaResult{Persona: p.Name, Answer: merged})
+			run.Findings = len(merged.Findings)
+			o.logf("dispatch: %s answered with %d findings", p.Name, run.Findings)
+		}
+		runs[i] = run
+	}
+	return results, runs, usage
+}
+
+// validate is Stage 5b: one independent call per finding, most severe first
+// within the budget, each finding's head file fetched once per run.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head func(context.Context, string) (string, bool, error), budget int) []finding.Finding {
+	res.Coverage.ValidatorRan = true
+	order := make([]int, len(gated))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		fa, fb := gated[a], gated[b]
+		if c := fa.Severity.Rank() - fb.Severity.Rank(); c != 0 {
+			return c
+		}
+		return fb.Confidence - fa.Confidence
+	})
+	if len(order) > budget {
+		for _, i := range order[budget:] {
+			f := gated[i]
+			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
+		}
+		order = order[:budget]
+		slices.Sort(order)
+	}
+
+	byPath := map[string]*diff.File{}
+	for _, f := range files {
+		byPath[f.Path()] = f
+	}
+	contents := newFileCache(head)
+	var usageMu sync.Mutex
+	verdicts := make([]*finding.Validation, len(gated))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for _, i := range order {
+		f := gated[i]
+		g.Go(func() error {
+			content, _, err := contents.get(gctx, f.File)
+			if err != nil {
+				verdicts[i] = &finding.Validation{Reason: "validator failed: head file unavailable: " + err.Error()}
+				return nil
+			}
+			c := pc
+			c.Fence = o.Fence
+			if df := byPath[f.File]; df != nil {
+				c.Files = []*diff.File{df}
+			}
+			resp, err := r.Model.Complete(gctx, prompt.ForValidator(f, c, content, o.ValidatorModel))
+			res.Coverage.Usage.addSync(resp, &usageMu)
+			var v finding.Validation
+			if err == nil {
+				err = decodeStrict(resp.JSON, &v)
+			}
+			if err != nil {
+				verdicts[i] = &finding.Validation{Reason: "validator failed: " + err.Error()}
+				return nil
+			}
+			verdicts[i] = &v
+			return nil
+		})
+	}
+	_ = g.Wait()
+
+	var kept []finding.Finding
+	for _, i := range order {
+		f, v := gated[i], verdicts[i]
+		if v != nil && v.Validated {
+			f.Validation = v
+			kept = append(kept, f)
+			res.Coverage.Validated++
+			continue
+		}
+		reason := "validator failed"
+		if v != nil && v.Reason != "" {
+			reason = v.Reason
+		}
+		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
+	}
+	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
+	return kept
+}
+
+// decideVerdict is the one place the verdict is decided (by code, never by
+// the model): see docs/ARCHITECTURE.md.
+func decideVerdict(r Result) Verdict {
+	blocking, posted := false, len(r.Findings) > 0
+	for _, f := range r.Findings {
+		if f.Severity.Rank() <= finding.P1.Rank() {
+			blocking = true
+		}
+	}
+	switch {
+	case blocking:
+		return NotReady
+	case r.Partial || r.AllFailed:
+		return Degraded
+	case posted:
+		return ReadyWithFixes
+	}
+	return Ready
+}
+
+// add counts one logical model call (retries and a repair attempt are part
+// of it) and its tokens; a call that failed still counts against the cap.
+func (u *Usage) add(resp llm.Response) {
+	u.Calls++
+	u.PromptTokens += resp.Usage.PromptTokens
+	u.CachedTokens += resp.Usage.CachedTokens
+	u.CompletionTokens += resp.Usage.CompletionTokens
+}
+
+func (u *Usage) addSync(resp llm.Response, mu *sync.Mutex) {
+	mu.Lock()
+	defer mu.Unlock()
+	u.add(resp)
+}
+
+// fileCache fetches each head file at most once per run, however many
+// findings point into it and however they race.
+type fileCache struct {
+	fetch func(context.Context, string) (string, bool, error)
+	mu    sync.Mutex
+	files map[string]*fileEntry
+}
+
+type fileEntry struct {
+	once    sync.Once
+	content string
+	found   bool
+	err     error
+}
+
+func newFileCache(fetch func(context.Context, string) (string, bool, error)) *fileCache {
+	return &fileCache{fetch: fetch, files: map[string]*fileEntry{}}
+}
+
+func (c *fileCache) get(ctx context.Context, path string) (string, bool, error) {
+	c.mu.Lock()
+	e := c.files[path]
+	if e == nil {
+		e = &fileEntry{}
+		c.files[path] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.content, e.found, e.err = c.fetch(ctx, path) })
+	return e.content, e.found, e.err
+}
+
+// readStandards fetches AGENTS.md / CLAUDE.md at the BASE commit: the PR
+// cannot rewrite its own rules. Missing files are simply absent.
+func (r *Reviewer) readStandards(ctx context.Context, o Options, d *diff.Diff, baseSHA string) []prompt.Standards {
+	paths := scope.StandardsPaths(d.Files)
+	if len(paths) > maxStandardsProbes {
+		o.logf("scope: %d standards-file locations; reading the %d nearest the root", len(paths), maxStandardsProbes)
+		slices.SortStableFunc(paths, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+		paths = paths[:maxStandardsProbes]
+		slices.Sort(paths)
+	}
+	var out []prompt.Standards
+	for _, p := range paths {
+		content, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
+		if err != nil {
+			o.logf("scope: standards file %s unreadable: %v", p, err)
+			continue
+		}
+		if found {
+			out = append(out, prompt.Standards{Path: p, Content: content})
+		}
+	}
+	return out
+}
+
+// parseSource turns what GitHub returned into one parsed diff.
+func parseSource(src github.DiffSource) (*diff.Diff, error) {
+	if !src.FromFilesEndpoint {
+		d, err := diff.Parse([]byte(src.Unified))
+		if err != nil {
+			return nil, fmt.Errorf("parse diff: %w", err)
+		}
+		return d, nil
+	}
+	d := &diff.Diff{}
+	for _, cf := range src.Files {
+		oldPath, newPath := cf.Path, cf.Path
+		status := diff.Modified
+		switch cf.Status {
+		case "added":
+			status, oldPath = diff.Added, ""
+		case "removed":
+			status, newPath = diff.Deleted, ""
+		case "renamed":
+			status, oldPath = diff.Renamed, cf.PreviousPath
+		}
+		f, err := diff.ParsePatch(oldPath, newPath, status, cf.Patch)
+		if err != nil {
+			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
+		}
+		d.Files = append(d.Files, f)
+	}
+	return d, nil
+}
+
+func skipPR(p *github.PR) skip.PR {
+	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body}
+}
+
+func skipComments(cs []github.Comment) []skip.Comment {
+	out := make([]skip.Comment, len(cs))
+	for i, c := range cs {
+		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+	}
+	return out
+}
+
+// decodeStrict decodes schema-checked JSON, refusing unknown fields a second
+// time so nothing the model invents can reach the pipeline.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	return nil
+}
+
+func dedupeExcluded(in []Excluded) []Excluded {
+	seen := map[Excluded]bool{}
+	var out []Excluded
+	for _, e := range in {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// partialFiles reports whether a file was left unreviewed for a reason
+// other than a deliberate exclusion (a budget or size limit).
+func partialFiles(ex []Excluded) bool {
+	for _, e := range ex {
+		if strings.HasPrefix(e.Reason, "over the budget") || strings.HasPrefix(e.Reason, "too large") || strings.HasPrefix(e.Reason, "GitHub lists") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,293 @@
+// Package scope is Stage 2 of the review: it decides which changed files
+// are reviewed, says why each other file is not, counts the executable
+// changed lines that persona selection weighs, and lists the project
+// standards files (AGENTS.md, CLAUDE.md) that apply to the change.
+//
+// A file is excluded, with the first reason that applies:
+//
+//	binary          a binary file
+//	no patch        the source gave no patch text (huge files)
+//	deleted         the file was deleted
+//	no content change  a pure rename, copy or mode change, or an empty new file
+//	lock file       go.sum, package-lock.json, yarn.lock, *.lock, ...
+//	vendored        under vendor/, third_party/, node_modules/, ...
+//	generated       *.pb.go, *_generated.go, *.min.js, dist/, ... or a
+//	                "Code generated ... DO NOT EDIT." / @generated /
+//	                linguist-generated marker near the top of the new file
+//	excluded by pattern "<glob>"  an `exclude` input glob matched
+//
+// Everything here is pure: no I/O.
+package scope
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+)
+
+// Exclusion reasons.
+const (
+	ReasonBinary    = "binary"
+	ReasonNoPatch   = "no patch"
+	ReasonDeleted   = "deleted"
+	ReasonNoChange  = "no content change"
+	ReasonLock      = "lock file"
+	ReasonVendored  = "vendored"
+	ReasonGenerated = "generated"
+)
+
+// Excluded is a changed file left out of review, with the reason.
+type Excluded struct{ Path, Reason string }
+
+// Scope is what Stage 2 decided.
+type Scope struct {
+	// Files are the files to review, in diff order.
+	Files []*diff.File
+	// Excluded are the other files, in diff order.
+	Excluded []Excluded
+	// ExecutableLines counts added and deleted lines of reviewed files for
+	// which Executable is true.
+	ExecutableLines int
+}
+
+// Apply splits the diff's files into reviewed and excluded ones. exclude
+// holds the `exclude` input's globs (see the package doc for reasons and
+// the glob syntax); blank entries and entries starting with '#' are
+// skipped. A malformed glob is an error naming it, wrapping ErrBadPattern.
+func Apply(d *diff.Diff, exclude []string) (Scope, error) {
+	var globs []glob
+	for _, p := range exclude {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, "#") {
+			continue
+		}
+		g, err := compileGlob(p)
+		if err != nil {
+			return Scope{}, fmt.Errorf("scope: %w", err)
+		}
+		globs = append(globs, g)
+	}
+	var s Scope
+	if d == nil {
+		return s, nil
+	}
+	for _, f := range d.Files {
+		if reason := excludeReason(f, globs); reason != "" {
+			s.Excluded = append(s.Excluded, Excluded{Path: f.Path(), Reason: reason})
+			continue
+		}
+		s.Files = append(s.Files, f)
+		if Executable(f.Path()) {
+			s.ExecutableLines += f.Added() + f.Deleted()
+		}
+	}
+	return s, nil
+}
+
+func excludeReason(f *diff.File, globs []glob) string {
+	p := f.Path()
+	switch {
+	case f.Binary:
+		return ReasonBinary
+	case f.NoPatch:
+		return ReasonNoPatch
+	case f.Status == diff.Deleted:
+		return ReasonDeleted
+	case len(f.Hunks) == 0:
+		return ReasonNoChange
+	case isLock(p):
+		return ReasonLock
+	case isVendored(p):
+		return ReasonVendored
+	case isGeneratedName(p) || hasGeneratedMarker(f):
+		return ReasonGenerated
+	}
+	for _, g := range globs {
+		if g.match(p) {
+			return fmt.Sprintf("excluded by pattern %q", g.pattern)
+		}
+	}
+	return ""
+}
+
+// Executable reports whether changed lines of the file at path count as
+// executable code: it is not a test, documentation, lock, vendored or
+// (by name) generated file.
+func Executable(p string) bool {
+	return !isTest(p) && !isDoc(p) && !isLock(p) && !isVendored(p) && !isGeneratedName(p)
+}
+
+// StandardsPaths lists the AGENTS.md and CLAUDE.md files that could apply
+// to the changed files: at the repository root and in every ancestor
+// directory of each file (old and new paths), sorted and deduplicated.
+// They are candidates; the caller reads the ones that exist at the base
+// commit.
+func StandardsPaths(files []*diff.File) []string {
+	seen := map[string]bool{}
+	add := func(dir string) {
+		for _, name := range [...]string{"AGENTS.md", "CLAUDE.md"} {
+			seen[path.Join(dir, name)] = true
+		}
+	}
+	add("")
+	for _, f := range files {
+		for _, p := range [...]string{f.OldPath, f.NewPath} {
+			for dir := path.Dir(p); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+				if seen[path.Join(dir, "AGENTS.md")] {
+					break // its ancestors are in already
+				}
+				add(dir)
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// isLock reports whether p is a dependency lock file.
+func isLock(p string) bool {
+	switch base := path.Base(p); base {
+	case "go.sum", "go.work.sum", "package-lock.json", "npm-shrinkwrap.json",
+		"yarn.lock", "pnpm-lock.yaml", "bun.lockb", "Cargo.lock", "Gemfile.lock",
+		"poetry.lock", "composer.lock", "Pipfile.lock", "pubspec.lock",
+		"packages.lock.json", "gradle.lockfile", "flake.lock", "mix.lock",
+		"Podfile.lock", "uv.lock":
+		return true
+	default:
+		return strings.HasSuffix(base, ".lock")
+	}
+}
+
+// isVendored reports whether p is third-party code checked in.
+func isVendored(p string) bool {
+	return inDir(p, "vendor", "third_party", "node_modules", "bower_components")
+}
+
+// isGeneratedName reports whether p is generated code by its name.
+func isGeneratedName(p string) bool {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "zz_generated") {
+		return true
+	}
+	for _, s := range [...]string{
+		".pb.go", ".pb.gw.go", "_generated.go", ".gen.go", ".min.js", ".min.css",
+		"_pb2.py", "_pb2_grpc.py", ".pb.cc", ".pb.h", ".g.dart", ".designer.cs",
+	} {
+		if strings.HasSuffix(base, s) {
+			return true
+		}
+	}
+	return inDir(p, "dist")
+}
+
+// markerLines is how far into the new file a generated-code marker is
+// looked for: far enough to pass a license header.
+const markerLines = 40
+
+// hasGeneratedMarker reports whether the new file's first lines, as far as
+// the diff shows them, carry a generated-code marker in a comment.
+func hasGeneratedMarker(f *diff.File) bool {
+	if path.Base(f.Path()) == ".gitattributes" {
+		return false // it declares linguist-generated for other files
+	}
+	for _, h := range f.Hunks {
+		if h.NewStart > markerLines {
+			return false
+		}
+		for _, l := range h.Lines {
+			if l.Kind == diff.Delete {
+				continue
+			}
+			if l.NewNo > markerLines {
+				return false
+			}
+			if isMarker(l.Text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isMarker reports whether a line is a comment carrying a generated-code
+// marker. Only comment punctuation may precede the marker, so code that
+// writes such a comment (a generator's Fprintf) is not taken for one.
+func isMarker(line string) bool {
+	for _, m := range [...]struct{ marker, also string }{
+		{"Code generated ", "DO NOT EDIT"},
+		{"@generated", ""},
+		{"linguist-generated", ""},
+	} {
+		i := strings.Index(line, m.marker)
+		if i < 0 || strings.Trim(line[:i], " \t/#*!-;%<{('\"") != "" {
+			continue
+		}
+		if m.also == "" || strings.Contains(line[i:], m.also) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTest(p string) bool {
+	base := path.Base(p)
+	name := strings.ToLower(base)
+	stem := strings.TrimSuffix(name, path.Ext(name))
+	switch {
+	case strings.HasSuffix(name, "_test.go"),
+		strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py"),
+		strings.HasSuffix(name, "_test.py"),
+		name == "conftest.py",
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"), // x.test.ts, x.spec.js
+		strings.HasSuffix(name, "_spec.rb"), strings.HasSuffix(name, "_test.rb"),
+		strings.HasSuffix(base, "Test.java"), strings.HasSuffix(base, "Tests.java"),
+		strings.HasSuffix(base, "Test.kt"), strings.HasSuffix(base, "Tests.cs"),
+		strings.HasSuffix(name, "_test.rs"), strings.HasSuffix(name, "_test.exs"):
+		return true
+	}
+	return inDir(p, "test", "tests", "__tests__", "testdata", "spec", "__snapshots__", "__mocks__", "e2e")
+}
+
+func isDoc(p string) bool {
+	base := path.Base(p)
+	name := strings.ToLower(base)
+	if name == "cmakelists.txt" || name == "requirements.txt" {
+		return false // build input, not prose
+	}
+	for _, e := range [...]string{".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org"} {
+		if strings.HasSuffix(name, e) {
+			return true
+		}
+	}
+	stem := strings.TrimSuffix(name, path.Ext(name))
+	for _, n := range [...]string{"license", "licence", "copying", "notice", "authors", "contributors", "changelog", "changes", "readme", "codeowners"} {
+		if stem == n || name == n {
+			return true
+		}
+	}
+	return inDir(p, "docs", "doc")
+}
+
+// inDir reports whether one of p's directories (not its base name) is one
+// of dirs.
+func inDir(p string, dirs ...string) bool {
+	dir := path.Dir(p)
+	if dir == "." || dir == "/" {
+		return false
+	}
+	for _, seg := range strings.Split(dir, "/") {
+		for _, d := range dirs {
+			if seg == d {
+				return true
+			}
+		}
+	}
+	return false
+}

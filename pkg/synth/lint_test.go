@@ -1,0 +1,162 @@
+package synth
+
+import (
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+)
+
+func TestSuppressedAt(t *testing.T) {
+	const code = "x := compute(a, b)"
+	tests := []struct {
+		name, line, above string
+		want              bool
+	}{
+		{"plain code", code, "y := 1", false},
+		{"ordinary comment above", code, "// compute the total", false},
+		{"prose mentioning lint", "total++ // the linter is happy", "", false},
+
+		// Go
+		{"go trailing nolint", code + " //nolint", "", true},
+		{"go trailing nolint with rule", code + " //nolint:errcheck // reason", "", true},
+		{"go nolint with space", code + " // nolint:gosec", "", true},
+		{"go standalone nolint above", code, "\t//nolint:errcheck", true},
+		{"go trailing nolint above does not reach", code, "y := f() //nolint", false},
+		{"go nolintfoo is not nolint", code + " //nolintfoo", "", false},
+		{"go staticcheck lint:ignore above", code, "//lint:ignore SA1019 still needed", true},
+		// C/C++
+		{"clang-tidy NOLINT", "int x = f(); // NOLINT(bugprone-*)", "", true},
+		{"clang-tidy NOLINT above is same-line only", code, "// NOLINT", false},
+		{"clang-tidy NOLINTNEXTLINE", code, "// NOLINTNEXTLINE(cert-err58-cpp)", true},
+		{"cppcheck-suppress above", code, "// cppcheck-suppress nullPointer", true},
+		{"gcc pragma above", code, "#pragma GCC diagnostic ignored \"-Wunused\"", true},
+		// JS/TS
+		{"eslint-disable-line", "foo(); // eslint-disable-line no-console", "", true},
+		{"eslint-disable-line above does not reach", code, "// eslint-disable-line", false},
+		{"eslint-disable-next-line above", code, "// eslint-disable-next-line no-unused-vars", true},
+		{"eslint-disable-next-line trailing above", code, "foo(); // eslint-disable-next-line", true},
+		{"eslint-disable-next-line on the line itself", code + " // eslint-disable-next-line", "", false},
+		{"eslint block disable above", code, "/* eslint-disable no-console */", true},
+		{"eslint disable in jsx", code, "{/* eslint-disable-next-line react/no-danger */}", true},
+		{"tslint disable-next-line", code, "// tslint:disable-next-line:no-any", true},
+		{"ts-ignore above", code, "// @ts-ignore", true},
+		{"ts-expect-error above", code, "  // @ts-expect-error wrong type on purpose", true},
+		{"ts-ignore on the line does not cover it", code + " // @ts-ignore", "", false},
+		{"biome-ignore above", code, "// biome-ignore lint/style: reason", true},
+		// Python
+		{"python noqa", "import os  # noqa", "", true},
+		{"python noqa with code", "x = 1  # noqa: E501", "", true},
+		{"python NOQA upper", "x = 1  # NOQA", "", true},
+		{"python noqa trailing above does not reach", code, "import os  # noqa", false},
+		{"python type ignore", "x: int = f()  # type: ignore[assignment]", "", true},
+		{"python pylint disable", "x = f()  # pylint: disable=broad-except", "", true},
+		{"python pylint disable standalone above", code, "# pylint: disable=too-many-locals", true},
+		{"python pylint disable-next", code, "foo()  # pylint: disable-next=unused-import", true},
+		{"python pyright ignore", "x = f()  # pyright: ignore[reportGeneralTypeIssues]", "", true},
+		{"python nosec", "subprocess.call(cmd, shell=True)  # nosec", "", true},
+		// Ruby
+		{"rubocop trailing", "def x; end # rubocop:disable Style/Foo", "", true},
+		{"rubocop standalone above", code, "# rubocop:disable Metrics/MethodLength", true},
+		// Java/Kotlin
+		{"java annotation above", "public List raw() {", "@SuppressWarnings(\"unchecked\")", true},
+		{"java annotation inline", "@SuppressWarnings(\"rawtypes\") List l = x;", "", true},
+		{"java annotation after code above", "return raw;", "List x = y; @SuppressWarnings(\"a\")", true},
+		{"kotlin Suppress above", "fun f() {", "@Suppress(\"UNCHECKED_CAST\")", true},
+		{"kotlin file Suppress above", "package x", "@file:Suppress(\"unused\")", true},
+		{"intellij noinspection above", code, "//noinspection unchecked", true},
+		{"NOSONAR", code + " // NOSONAR", "", true},
+		// Rust
+		{"rust allow above", "fn f() {", "#[allow(dead_code)]", true},
+		{"rust inner allow above", "use x;", "#![allow(unused)]", true},
+		{"rust expect above", "fn f() {", "#[expect(clippy::needless_return)]", true},
+		{"rust derive is not a lint attribute", "struct S;", "#[derive(Debug)]", false},
+		// C#
+		{"csharp pragma above", code, "#pragma warning disable CS0618", true},
+		{"csharp SuppressMessage above", "public void M() {", "[SuppressMessage(\"Style\", \"IDE0001\")]", true},
+		{"csharp qualified SuppressMessage", "void M() {", "[System.Diagnostics.CodeAnalysis.SuppressMessage(\"a\", \"b\")]", true},
+		{"resharper disable once", code, "// ReSharper disable once InconsistentNaming", true},
+		// Shell, Docker, PHP, Swift, Terraform
+		{"shellcheck above", "echo $x", "# shellcheck disable=SC2086", true},
+		{"hadolint above", "RUN apt-get install curl", "# hadolint ignore=DL3008", true},
+		{"phpcs ignore", "$x = 1; // phpcs:ignore Generic.Foo", "", true},
+		{"phpstan next line", code, "/** @phpstan-ignore-next-line */", true},
+		{"swiftlint next", code, "// swiftlint:disable:next force_cast", true},
+		{"swiftlint this", "let x = y as! Z // swiftlint:disable:this force_cast", "", true},
+		{"tflint above", "resource \"x\" \"y\" {", "# tflint-ignore: aws_instance_invalid_type", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := suppressedAt(tt.line, true, tt.above, tt.above != "")
+			if got != tt.want {
+				t.Errorf("line %q under %q: got suppressed=%v; want %v", tt.line, tt.above, got, tt.want)
+			}
+			if got := reaches(tt.line) | reaches(tt.above); got != matchDirectives(tt.line)|matchDirectives(tt.above) {
+				t.Errorf("pre-check changed the answer for %q / %q", tt.line, tt.above)
+			}
+		})
+	}
+}
+
+func TestSuppressedAtUnknownLines(t *testing.T) {
+	if suppressedAt("", false, "// eslint-disable-next-line", false) {
+		t.Error("got suppressed for lines the diff does not show; want not suppressed")
+	}
+	if suppressedAt(`x := 1 //nolint`, false, "", false) {
+		t.Error("got suppressed from an unknown line's text; want not suppressed")
+	}
+	if !suppressedAt("", false, "// eslint-disable-next-line", true) {
+		t.Error("got not suppressed under a known next-line directive; want suppressed")
+	}
+}
+
+func TestSuppressLintIgnored(t *testing.T) {
+	f := modified("pkg/a.go", 10,
+		"func f() {",                   // 10
+		"+\t_ = os.Remove(p) //nolint", // 11
+		"-\told := 1 //nolint",         // deleted, no new line number
+		"+\t//nolint:errcheck",         // 12
+		"+\tos.Remove(q)",              // 13
+		"\treturn",                     // 14
+	)
+	ix := newFileIndex([]*diff.File{f})
+	tests := []struct {
+		line int
+		want bool
+	}{
+		{10, false},
+		{11, true},  // trailing on its own line
+		{12, true},  // the directive line itself
+		{13, true},  // under a standalone directive
+		{14, false}, // not directly under
+		{9, false},  // outside the hunk
+		{40, false}, // outside the hunk
+	}
+	for _, tt := range tests {
+		dropped := map[string]int{}
+		gs := suppressLintIgnored(groupsOf(fnd("x", "pkg/a.go", tt.line, finding.P1, 75)), ix, dropped)
+		if got := len(gs) == 0; got != tt.want {
+			t.Errorf("line %d: got suppressed=%v; want %v", tt.line, got, tt.want)
+		}
+		if want := map[bool]int{true: 1}[tt.want]; dropped[ReasonLintIgnore] != want {
+			t.Errorf("line %d: got %d lint-ignore drops; want %d", tt.line, dropped[ReasonLintIgnore], want)
+		}
+	}
+}
+
+// FuzzReaches holds the substring pre-check to its promise: it never hides a
+// directive the regular expressions would find.
+func FuzzReaches(f *testing.F) {
+	for _, s := range []string{
+		"x := 1 //nolint:errcheck", "# NoQA: E501", "@SuppressWarnings(\"x\")",
+		"#![allow(dead_code)]", "// eslint-disable-next-line", "[SuppressMessage(\"a\")]",
+		"# ReSharper disable once X", "plain code", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := reaches(s), matchDirectives(s); got != want {
+			t.Fatalf("reaches(%q) = %b; want %b", s, got, want)
+		}
+	})
+}

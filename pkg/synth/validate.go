@@ -1,0 +1,191 @@
+package synth
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+)
+
+// maxTitle is the schema's maxLength for a title, in characters.
+const maxTitle = 100
+
+// validate is step 1. It drops findings that break a schema rule code can
+// check, that name a file not in the PR, or that name a line outside the
+// file's new version, counting each by reason. A kept finding's File is
+// rewritten to the diff's own spelling of the path.
+//
+// The line check is only as good as what the diff tells: for an added file
+// the whole new version is in the diff, so its length is known and a line
+// past it is dropped; for a modified or renamed file the head version is not
+// fetched at this stage, so any line >= 1 is accepted (the Stage 5b validator
+// reads the head file). A deleted file has no new version, so any line on it
+// is outside.
+func validate(fs []finding.Finding, files fileIndex, dropped map[string]int) []finding.Finding {
+	kept := fs[:0] // fs is synthesis's own copy: filter in place
+	for _, f := range fs {
+		if !schemaValid(f) {
+			dropped[ReasonInvalid]++
+			continue
+		}
+		df, ok := files.lookup(f.File)
+		if !ok {
+			dropped[ReasonNotInPR]++
+			continue
+		}
+		if !lineInNewVersion(df, f.Line) {
+			dropped[ReasonLineOutside]++
+			continue
+		}
+		f.File = filePath(df)
+		kept = append(kept, f)
+	}
+	return kept
+}
+
+// schemaValid checks the rules of prompts/findings.schema.json that survive
+// decoding into a Finding (a float confidence never decodes into an int).
+func schemaValid(f finding.Finding) bool {
+	switch {
+	case !f.Severity.Valid(),
+		!finding.ValidAnchor(f.Confidence),
+		strings.TrimSpace(f.Title) == "",
+		utf8.RuneCountInString(f.Title) > maxTitle,
+		strings.TrimSpace(f.File) == "",
+		f.Line < 1,
+		!slices.Contains(finding.AutofixClasses, f.AutofixClass),
+		!slices.Contains(finding.Owners, f.Owner):
+		return false
+	}
+	return slices.ContainsFunc(f.Evidence, func(e string) bool { return strings.TrimSpace(e) != "" })
+}
+
+// lineInNewVersion reports whether line n can be in f's new version, as far
+// as the diff can tell (see validate).
+func lineInNewVersion(f *diff.File, n int) bool {
+	if f.NewPath == "" || f.Status == diff.Deleted {
+		return false
+	}
+	if f.Status == diff.Added {
+		if last := lastNewLine(f); last > 0 {
+			return n <= last
+		}
+	}
+	return true
+}
+
+// lastNewLine is the highest new-side line number in f's hunks (0: none).
+func lastNewLine(f *diff.File) int {
+	last := 0
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			last = max(last, l.NewNo)
+		}
+	}
+	return last
+}
+
+// filePath is the file's path in the PR: the new path, or the old one for a
+// deleted file.
+func filePath(f *diff.File) string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// normalizePath strips what models and diff tools put in front of a
+// repository path: leading "/", "./", and one "a/" or "b/" diff prefix.
+func normalizePath(p string) string {
+	p = trimRoot(p)
+	if rest, ok := strings.CutPrefix(p, "a/"); ok {
+		p = rest
+	} else if rest, ok := strings.CutPrefix(p, "b/"); ok {
+		p = rest
+	}
+	return trimRoot(p)
+}
+
+// trimRoot strips surrounding space and any leading "/" and "./".
+func trimRoot(p string) string {
+	p = strings.TrimSpace(p)
+	for {
+		switch {
+		case strings.HasPrefix(p, "/"):
+			p = p[1:]
+		case strings.HasPrefix(p, "./"):
+			p = p[2:]
+		default:
+			return p
+		}
+	}
+}
+
+// fileIndex finds a PR file by the path a finding names.
+type fileIndex struct {
+	// exact maps a path with only "/" and "./" stripped: it wins, so a repo
+	// that really has a top-level "a/" directory still resolves.
+	exact map[string]*diff.File
+	// norm maps normalizePath of each path; nil marks an ambiguous key.
+	norm map[string]*diff.File
+	// lines caches each file's new-side line texts (step 6), built lazily.
+	lines map[*diff.File]map[int]string
+}
+
+func newFileIndex(files []*diff.File) fileIndex {
+	ix := fileIndex{
+		exact: make(map[string]*diff.File, len(files)),
+		norm:  make(map[string]*diff.File, len(files)),
+		lines: map[*diff.File]map[int]string{},
+	}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		p := filePath(f)
+		if e := trimRoot(p); e != "" {
+			if _, dup := ix.exact[e]; !dup {
+				ix.exact[e] = f
+			}
+		}
+		n := normalizePath(p)
+		if n == "" {
+			continue
+		}
+		if prev, seen := ix.norm[n]; seen && prev != f {
+			ix.norm[n] = nil
+		} else if !seen {
+			ix.norm[n] = f
+		}
+	}
+	return ix
+}
+
+func (ix fileIndex) lookup(name string) (*diff.File, bool) {
+	if f, ok := ix.exact[trimRoot(name)]; ok {
+		return f, true
+	}
+	f := ix.norm[normalizePath(name)]
+	return f, f != nil
+}
+
+// lineText returns the text of new-side line n of f, when the diff shows it
+// (a context or added line).
+func (ix fileIndex) lineText(f *diff.File, n int) (string, bool) {
+	m, ok := ix.lines[f]
+	if !ok {
+		m = map[int]string{}
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				if l.Kind != diff.Delete && l.NewNo > 0 {
+					m[l.NewNo] = l.Text
+				}
+			}
+		}
+		ix.lines[f] = m
+	}
+	s, ok := m[n]
+	return s, ok
+}
