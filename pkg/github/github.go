@@ -432,6 +432,23 @@ func optional(s string) *string {
 	return &s
 }
 
+// Tree lists every file path in the repository at ref (the git trees API,
+// recursive), in one request. truncated is true when GitHub cut the list
+// (very large repositories); callers then fall back to probing paths.
+func (c *Client) Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error) {
+	op := fmt.Sprintf("list the tree at %s in %s/%s", ref, owner, repo)
+	t, _, err := c.gh.Git.GetTree(ctx, owner, repo, ref, true)
+	if err != nil {
+		return nil, false, classify(op, "", err)
+	}
+	for _, e := range t.Entries {
+		if e.GetType() == "blob" {
+			paths = append(paths, e.GetPath())
+		}
+	}
+	return paths, t.GetTruncated(), nil
+}
+
 // FileContent reads path at ref (a SHA, branch or tag). A missing file is
 // found=false with a nil error.
 func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -637,5 +638,24 @@ func TestNewRejectsBadURL(t *testing.T) {
 		if _, err := github.New(nil, u, token); err == nil {
 			t.Errorf("New(%q): got nil error; want one", u)
 		}
+	}
+}
+
+func TestTree(t *testing.T) {
+	srv, c, _ := setup(t)
+	srv.SetContent("base", "AGENTS.md", "# rules\n")
+	srv.SetContent("base", "pkg/api/CLAUDE.md", "# api rules\n")
+	srv.SetContent("base", "pkg/api/h.go", "package api\n")
+	srv.SetContent("head", "other.go", "package x\n")
+	got, truncated, err := c.Tree(context.Background(), owner, repo, "base")
+	if err != nil {
+		t.Fatalf("Tree: %v", err)
+	}
+	want := []string{"AGENTS.md", "pkg/api/CLAUDE.md", "pkg/api/h.go"}
+	if !slices.Equal(got, want) || truncated {
+		t.Errorf("got %q, truncated %v; want %q, false", got, truncated, want)
+	}
+	if n := c.Requests(); n != 1 {
+		t.Errorf("got %d requests; want 1", n)
 	}
 }

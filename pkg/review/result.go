@@ -5,6 +5,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // Verdict is the overall judgement of a review, decided by code.
@@ -69,10 +70,7 @@ type PersonaRun struct {
 }
 
 // Excluded is a file left out of review, with the reason.
-type Excluded struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
+type Excluded = scope.Excluded
 
 // Rejection is a finding the validator (or its budget) dropped.
 type Rejection struct {

@@ -37,6 +37,7 @@ type GitHub interface {
 	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
 	Diff(ctx context.Context, owner, repo string, n int) (github.DiffSource, error)
 	FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error)
+	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
 }
 
 // ErrAllPersonasFailed is returned (wrapped, alongside a usable Result) when
@@ -238,9 +239,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	if err != nil {
 		return fmt.Errorf("scope: %w", err)
 	}
-	for _, e := range sc.Excluded {
-		notReviewed = append(notReviewed, Excluded{Path: e.Path, Reason: e.Reason})
-	}
+	notReviewed = append(notReviewed, sc.Excluded...)
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 
 	// Stage 3: select.
@@ -258,9 +257,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 
 	// Budget: chunks of whole files; never more than max-llm-calls.
 	chunks, left := prompt.Chunk(sc.Files, o.InputBudget)
-	for _, e := range left {
-		notReviewed = append(notReviewed, Excluded{Path: e.Path, Reason: e.Reason})
-	}
+	notReviewed = append(notReviewed, left...)
 	personaCalls := o.MaxLLMCalls - min(o.MaxValidations, o.MaxLLMCalls/2)
 	if !o.Validate {
 		personaCalls = o.MaxLLMCalls
@@ -545,14 +542,31 @@ func (c *fileCache) get(ctx context.Context, path string) (string, bool, error) 
 }
 
 // readStandards fetches AGENTS.md / CLAUDE.md at the BASE commit: the PR
-// cannot rewrite its own rules. Missing files are simply absent.
+// cannot rewrite its own rules. One tree listing says which candidates
+// exist, so the cost is one request plus one per standards file present;
+// when the listing fails or is truncated, the candidates are probed one by
+// one, nearest the root first, at most maxStandardsProbes of them.
 func (r *Reviewer) readStandards(ctx context.Context, o Options, d *diff.Diff, baseSHA string) []prompt.Standards {
 	paths := scope.StandardsPaths(d.Files)
-	if len(paths) > maxStandardsProbes {
-		o.logf("scope: %d standards-file locations; reading the %d nearest the root", len(paths), maxStandardsProbes)
-		slices.SortStableFunc(paths, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
-		paths = paths[:maxStandardsProbes]
-		slices.Sort(paths)
+	if len(paths) == 0 {
+		return nil
+	}
+	if tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA); err == nil && !truncated {
+		present := map[string]bool{}
+		for _, p := range tree {
+			present[p] = true
+		}
+		paths = slices.DeleteFunc(paths, func(p string) bool { return !present[p] })
+	} else {
+		if err != nil {
+			o.logf("scope: cannot list the base tree (%v); probing standards files one by one", err)
+		}
+		if len(paths) > maxStandardsProbes {
+			o.logf("scope: %d standards-file locations; reading the %d nearest the root", len(paths), maxStandardsProbes)
+			slices.SortStableFunc(paths, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+			paths = paths[:maxStandardsProbes]
+			slices.Sort(paths)
+		}
 	}
 	var out []prompt.Standards
 	for _, p := range paths {

@@ -40,7 +40,10 @@ const (
 )
 
 // Excluded is a changed file left out of review, with the reason.
-type Excluded struct{ Path, Reason string }
+type Excluded struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
 
 // Scope is what Stage 2 decided.
 type Scope struct {

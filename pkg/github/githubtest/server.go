@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,6 +141,7 @@ func New() *Server {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -995,6 +997,45 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	set(m, "download_url", fmt.Sprintf("https://raw.githubusercontent.com/%s/%s/%s", repo, ref, p))
 	set(m, "_links", map[string]any{"git": git, "self": self, "html": html})
 	writeJSON(w, http.StatusOK, m)
+}
+
+// getTree serves the git trees endpoint from the contents set for that ref
+// (with ?recursive=1, every blob and every directory), in GitHub's shape.
+func (s *Server) getTree(w http.ResponseWriter, r *http.Request) {
+	ref := r.PathValue("sha")
+	recursive := r.URL.Query().Get("recursive") != ""
+	s.mu.Lock()
+	files := map[string]string{}
+	for k, v := range s.contents {
+		if kref, p, ok := strings.Cut(k, "\x00"); ok && kref == ref {
+			files[p] = v
+		}
+	}
+	s.mu.Unlock()
+	api, repo := s.api(r), repoOf(r)
+	seen := map[string]bool{}
+	var entries []map[string]any
+	for p, content := range files {
+		if !recursive && strings.Contains(p, "/") {
+			dir, _, _ := strings.Cut(p, "/")
+			if !seen[dir] {
+				seen[dir] = true
+				entries = append(entries, map[string]any{"path": dir, "mode": "040000", "type": "tree", "sha": fmt.Sprintf("%x", sha1.Sum([]byte(dir))), "url": fmt.Sprintf("%s/repos/%s/git/trees/%x", api, repo, sha1.Sum([]byte(dir)))})
+			}
+			continue
+		}
+		for dir := path.Dir(p); recursive && dir != "." && !seen[dir]; dir = path.Dir(dir) {
+			seen[dir] = true
+			entries = append(entries, map[string]any{"path": dir, "mode": "040000", "type": "tree", "sha": fmt.Sprintf("%x", sha1.Sum([]byte(dir))), "url": fmt.Sprintf("%s/repos/%s/git/trees/%x", api, repo, sha1.Sum([]byte(dir)))})
+		}
+		sha := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+		entries = append(entries, map[string]any{"path": p, "mode": "100644", "type": "blob", "sha": sha, "size": len(content), "url": fmt.Sprintf("%s/repos/%s/git/blobs/%s", api, repo, sha)})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i]["path"].(string) < entries[j]["path"].(string) })
+	writeJSON(w, http.StatusOK, map[string]any{
+		"sha": ref, "url": fmt.Sprintf("%s/repos/%s/git/trees/%s", api, repo, ref),
+		"tree": entries, "truncated": false,
+	})
 }
 
 // wrap64 breaks base64 into lines of 60 characters, as GitHub sends it.
