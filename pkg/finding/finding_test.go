@@ -1,0 +1,42 @@
+package finding
+
+import "testing"
+
+func TestPromote(t *testing.T) {
+	for _, tt := range []struct{ in, want int }{{0, 25}, {25, 50}, {50, 75}, {75, 100}, {100, 100}} {
+		if got := Promote(tt.in); got != tt.want {
+			t.Errorf("Promote(%d) = %d; want %d", tt.in, got, tt.want)
+		}
+	}
+	for _, a := range Anchors {
+		if Promote(a) < a {
+			t.Errorf("Promote(%d) lowered the anchor", a)
+		}
+	}
+}
+
+func TestSeverityRank(t *testing.T) {
+	order := []Severity{P0, P1, P2, P3, "P9", ""}
+	want := []int{0, 1, 2, 3, 4, 4}
+	for i, s := range order {
+		if got := s.Rank(); got != want[i] {
+			t.Errorf("%q.Rank() = %d; want %d", s, got, want[i])
+		}
+		if got := s.Valid(); got != (want[i] < 4) {
+			t.Errorf("%q.Valid() = %v; want %v", s, got, want[i] < 4)
+		}
+	}
+}
+
+func TestValidAnchor(t *testing.T) {
+	for c, want := range map[int]bool{0: true, 25: true, 50: true, 75: true, 100: true, 72: false, 80: false, -25: false, 125: false} {
+		if got := ValidAnchor(c); got != want {
+			t.Errorf("ValidAnchor(%d) = %v; want %v", c, got, want)
+		}
+	}
+}
+
+func ExamplePromote() {
+	// Two personas agreeing on a finding at 50 lift it to the comment bar.
+	println(Promote(50) == GateAnchor)
+}
