@@ -1,6 +1,9 @@
 package finding
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestPromote(t *testing.T) {
 	for _, tt := range []struct{ in, want int }{{0, 25}, {25, 50}, {50, 75}, {75, 100}, {100, 100}} {
@@ -38,5 +41,6 @@ func TestValidAnchor(t *testing.T) {
 
 func ExamplePromote() {
 	// Two personas agreeing on a finding at 50 lift it to the comment bar.
-	println(Promote(50) == GateAnchor)
+	fmt.Println(Promote(50), Promote(50) >= GateAnchor)
+	// Output: 75 true
 }
