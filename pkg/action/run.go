@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -81,8 +82,16 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if ev.Owner == "" {
 		ev.Owner, ev.Repo = c.Owner, c.Repo
 	}
+	// Every log line is one line (so untrusted text inside it cannot start
+	// a workflow command of its own) with secrets and secret-shaped text
+	// redacted, even those the runner was not told to mask.
 	logf := func(format string, args ...any) {
-		fmt.Fprintf(d.Log, format+"\n", args...)
+		line := report.Redact(escapeLine(fmt.Sprintf(format, args...)), c.Secrets())
+		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+			// The runner trims leading space before looking for "::".
+			line = "> " + line
+		}
+		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
@@ -112,7 +121,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
 	}, res, pr, ro)
-	out.ReportPath = writeReport(c.RunnerTemp, res, logf)
+	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 
 	switch {
@@ -121,6 +130,10 @@ func Run(ctx context.Context, c Config, d Deps) error {
 			err = errors.New("every persona failed")
 		}
 		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+	case out.Skipped:
+		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
+		// the carried-forward check run, not the step, holds the verdict.
+		return nil
 	case out.Conclusion == "failure":
 		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
 	}
@@ -350,8 +363,10 @@ func (p publisher) own(cs []github.Comment) []github.Comment {
 	return out
 }
 
-// writeReport writes the whole result as JSON for report-path.
-func writeReport(dir string, res review.Result, logf func(string, ...any)) string {
+// writeReport writes the whole result as JSON for report-path. The result
+// holds model text verbatim, and a model can echo a secret, so every secret
+// is redacted from the encoded file (SPEC section 4: never in outputs).
+func writeReport(dir string, res review.Result, secrets []string, logf func(string, ...any)) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -360,12 +375,49 @@ func writeReport(dir string, res review.Result, logf func(string, ...any)) strin
 		logf("anchor-review: cannot encode the report: %v", err)
 		return ""
 	}
+	b = redactJSON(b, secrets)
 	path := filepath.Join(dir, "anchor-review-report.json")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		logf("anchor-review: cannot write %s: %v", path, err)
 		return ""
 	}
 	return path
+}
+
+// redactJSON replaces every secret and every secret-shaped string in the
+// encoded report with report.Redacted. It rewrites decoded string values
+// (and object keys), so JSON escaping cannot hide a secret from it and the
+// result is still valid JSON.
+func redactJSON(b []byte, secrets []string) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return b
+	}
+	out, err := json.MarshalIndent(redactValue(v, secrets), "", "  ")
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func redactValue(v any, secrets []string) any {
+	switch t := v.(type) {
+	case string:
+		return report.Redact(t, secrets)
+	case []any:
+		for i := range t {
+			t[i] = redactValue(t[i], secrets)
+		}
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[report.Redact(k, secrets)] = redactValue(e, secrets)
+		}
+		return m
+	}
+	return v
 }
 
 // escapeLine flattens text for a one-line workflow command message.

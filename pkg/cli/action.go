@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -36,7 +37,13 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	if err != nil {
 		return fmt.Errorf("%w: %w", action.ErrUsage, err)
 	}
-	return action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout})
+	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout})
+	if errors.Is(err, action.ErrUsage) {
+		// An unsupported event or a missing PR number: say so where the
+		// run's page shows it, not only in the raw log.
+		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return err
 }
 
 // loadTeam loads the persona prompts and checks a `personas` restriction

@@ -171,6 +171,20 @@ func secretValues(in []string) []string {
 // redact replaces secret values and secret-shaped text with Redacted.
 func redact(s string, secrets []string) string { return redactWith(s, secrets, Redacted) }
 
+// Redact replaces every value of secrets (four characters or longer) and
+// anything shaped like a key or token (sk-…, ghp_…, github_pat_…, AKIA…,
+// private-key blocks, Bearer values, JWTs) with Redacted. It does no other
+// escaping: use it for text that is not Markdown (logs, the JSON report).
+func Redact(s string, secrets []string) string {
+	var long []string
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			long = append(long, v)
+		}
+	}
+	return redact(s, long)
+}
+
 // redactWith replaces secret values and secret-shaped text with repl,
 // repeating until nothing changes (a replacement can complete a pattern).
 func redactWith(s string, secrets []string, repl string) string {
