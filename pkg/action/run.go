@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -375,49 +374,13 @@ func writeReport(dir string, res review.Result, secrets []string, logf func(stri
 		logf("anchor-review: cannot encode the report: %v", err)
 		return ""
 	}
-	b = redactJSON(b, secrets)
+	b = report.RedactJSON(b, secrets)
 	path := filepath.Join(dir, "anchor-review-report.json")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		logf("anchor-review: cannot write %s: %v", path, err)
 		return ""
 	}
 	return path
-}
-
-// redactJSON replaces every secret and every secret-shaped string in the
-// encoded report with report.Redacted. It rewrites decoded string values
-// (and object keys), so JSON escaping cannot hide a secret from it and the
-// result is still valid JSON.
-func redactJSON(b []byte, secrets []string) []byte {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return b
-	}
-	out, err := json.MarshalIndent(redactValue(v, secrets), "", "  ")
-	if err != nil {
-		return b
-	}
-	return out
-}
-
-func redactValue(v any, secrets []string) any {
-	switch t := v.(type) {
-	case string:
-		return report.Redact(t, secrets)
-	case []any:
-		for i := range t {
-			t[i] = redactValue(t[i], secrets)
-		}
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[report.Redact(k, secrets)] = redactValue(e, secrets)
-		}
-		return m
-	}
-	return v
 }
 
 // escapeLine flattens text for a one-line workflow command message.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -26,7 +28,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	record := fl.String("record", "", "with --live: write each answer to `DIR`/<case>/recorded/<persona>.json (use fixtures/eval to refresh the recordings)")
 	jsonl := fl.String("jsonl", "", "also write the JSONL results to `FILE` (- for stdout, after the table)")
 	concurrency := fl.Int("concurrency", 4, "pairs evaluated at once")
-	model := fl.String("model", "gpt-4.1-mini", "model for --live")
+	model := fl.String("model", action.DefaultModel, "model for --live")
 	baseURL := fl.String("base-url", "", "OpenAI-compatible endpoint for --live (default $OPENAI_BASE_URL or OpenAI)")
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	fl.Usage = func() {
@@ -45,13 +47,18 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	if *record != "" && !*live {
 		return fmt.Errorf("%w: --record needs --live", ErrUsage)
 	}
+	for _, p := range personas {
+		if !eval.KnownPersona(p) {
+			return fmt.Errorf("%w: --personas: unknown persona %q (known: %s)", ErrUsage, p, strings.Join(persona.Names(), ", "))
+		}
+	}
 	cases, err := eval.LoadDefault()
 	if err != nil {
 		return err
 	}
 	var ans eval.Answerer = eval.Recorded{}
 	if *live {
-		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1"), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
+		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
 		if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
 		}
@@ -70,7 +77,8 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	rep, err := eval.Run(ctx, cases, personas, ans, *concurrency)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+		// The personas are checked above: what is left is a cancelled run.
+		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 	}
 	if err := eval.WriteTable(stdout, rep); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
@@ -19,6 +20,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // reviewFlags are the review command's options.
@@ -131,6 +133,15 @@ func (f *reviewFlags) check(rest []string) error {
 	if f.maxConcurrency < 1 || f.maxCalls < 1 || f.maxValidations < 0 {
 		problems = append(problems, "--max-concurrency and --max-llm-calls must be at least 1, --max-validations at least 0")
 	}
+	// Checked here, before any request, so a typo costs no API call.
+	for _, p := range f.personas {
+		if !slices.Contains(persona.Names(), p) {
+			problems = append(problems, fmt.Sprintf("--personas: unknown persona %q (known: %s)", p, strings.Join(persona.Names(), ", ")))
+		}
+	}
+	if _, err := scope.Apply(nil, f.exclude); err != nil {
+		problems = append(problems, fmt.Sprintf("--exclude: %v", err))
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -202,7 +213,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 		}
 		if f.post {
-			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(token, getenv)}
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey)}
 			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
 			}, res, pr, ro)
@@ -219,13 +230,13 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(token, getenv)}
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey)}
 	if f.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
 			return fmt.Errorf("encode result: %w", err)
 		}
+		fmt.Fprintf(stdout, "%s\n", report.RedactJSON(b, ro.Secrets))
 	} else {
 		fmt.Fprintln(stdout, report.Comment(res, ro))
 	}
@@ -241,9 +252,11 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	return nil
 }
 
-func secrets(token string, getenv func(string) string) []string {
+// secrets are the values the printed and posted report must never show:
+// the tokens and keys given by flag (extra) or environment.
+func secrets(getenv func(string) string, extra ...string) []string {
 	var s []string
-	for _, v := range []string{token, getenv("OPENAI_API_KEY"), getenv("GITHUB_TOKEN")} {
+	for _, v := range append(extra, getenv("OPENAI_API_KEY"), getenv("GITHUB_TOKEN")) {
 		if v != "" {
 			s = append(s, v)
 		}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"slices"
@@ -356,4 +358,40 @@ func runeOffset(s string, n int) int {
 		i++
 	}
 	return len(s)
+}
+
+// RedactJSON replaces every secret and every secret-shaped string in the
+// encoded report with Redacted. It rewrites decoded string values
+// (and object keys), so JSON escaping cannot hide a secret from it and the
+// result is still valid JSON.
+func RedactJSON(b []byte, secrets []string) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return b
+	}
+	out, err := json.MarshalIndent(redactValue(v, secrets), "", "  ")
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func redactValue(v any, secrets []string) any {
+	switch t := v.(type) {
+	case string:
+		return Redact(t, secrets)
+	case []any:
+		for i := range t {
+			t[i] = redactValue(t[i], secrets)
+		}
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[Redact(k, secrets)] = redactValue(e, secrets)
+		}
+		return m
+	}
+	return v
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -145,4 +147,21 @@ func FuzzSanitize(f *testing.F) {
 			t.Errorf("not deterministic: %q then %q", out, again)
 		}
 	})
+}
+
+func TestRedactJSON(t *testing.T) {
+	in := []byte(`{"title":"leak sk-proj-abcdefghijklmnopqrstuvwx and canary-KEY-1234","n":75,"list":["Bearer abc.def.ghi","ok"],"canary-KEY-1234":true}`)
+	out := RedactJSON(in, []string{"canary-KEY-1234"})
+	for _, bad := range []string{"canary-KEY-1234", "sk-proj-abcdefghijklmnopqrstuvwx", "abc.def.ghi"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("RedactJSON left %q in %s", bad, out)
+		}
+	}
+	var v map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("RedactJSON output is not JSON: %v\n%s", err, out)
+	}
+	if v["n"] == nil || fmt.Sprint(v["n"]) != "75" {
+		t.Errorf("numbers changed: got %v; want 75", v["n"])
+	}
 }

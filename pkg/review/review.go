@@ -237,7 +237,7 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff, pc prompt.Context, humans int, notReviewed []Excluded, head func(context.Context, string) (string, bool, error)) error {
 	sc, err := scope.Apply(d, o.Exclude)
 	if err != nil {
-		return fmt.Errorf("scope: %w", err)
+		return err // scope's errors name their stage and the bad pattern
 	}
 	notReviewed = append(notReviewed, sc.Excluded...)
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)

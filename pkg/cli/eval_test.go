@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/eval"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+)
+
+// evalLine is the part of a JSONL record the tests read.
+type evalLine struct {
+	Kind    string          `json:"kind"`
+	Persona string          `json:"persona"`
+	Case    string          `json:"case"`
+	Failed  json.RawMessage `json:"failed"`
+	TP      int             `json:"tp"`
+	FP      int             `json:"fp"`
+	FN      int             `json:"fn"`
+}
+
+// parseJSONL decodes JSONL line by line: every line one JSON object, pairs
+// first, then persona summaries, then exactly one overall line, last.
+func parseJSONL(t *testing.T, s string) []evalLine {
+	t.Helper()
+	var lines []evalLine
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var l evalLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("JSONL line %d does not parse: %v\n%s", n, err, sc.Text())
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2}
+	for i, l := range lines {
+		k, ok := order[l.Kind]
+		if !ok {
+			t.Fatalf("JSONL line %d: kind %q; want pair, persona or overall", i+1, l.Kind)
+		}
+		if i > 0 && k < order[lines[i-1].Kind] {
+			t.Errorf("JSONL line %d: kind %q after %q; want pairs, personas, overall", i+1, l.Kind, lines[i-1].Kind)
+		}
+	}
+	overall := 0
+	for _, l := range lines {
+		if l.Kind == "overall" {
+			overall++
+		}
+	}
+	if overall != 1 || lines[len(lines)-1].Kind != "overall" {
+		t.Errorf("JSONL: got %d overall lines; want exactly one, last", overall)
+	}
+	return lines
+}
+
+// pairsOf returns "persona/case" for every pair line.
+func pairsOf(lines []evalLine) []string {
+	var out []string
+	for _, l := range lines {
+		if l.Kind == "pair" {
+			out = append(out, l.Persona+"/"+l.Case)
+		}
+	}
+	return out
+}
+
+// wantPairs is every (persona, case) pair eval runs on the shipped cases,
+// restricted to only when it is not empty.
+func wantPairs(t *testing.T, only ...string) []string {
+	t.Helper()
+	cases, err := eval.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cases {
+		for _, p := range c.Personas() {
+			if len(only) == 0 || slices.Contains(only, p) {
+				out = append(out, p+"/"+c.Name)
+			}
+		}
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func TestEvalOffline(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := run(t, noEnv, "eval")
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr)
+	}
+	checkGolden(t, "eval-offline.golden", stdout)
+	for _, p := range wantPairs(t) {
+		persona, c, _ := strings.Cut(p, "/")
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(persona) + ` +` + regexp.QuoteMeta(c) + ` .* ok$`).MatchString(stdout) {
+			t.Errorf("table lacks a successful row for %s on %s", persona, c)
+		}
+	}
+}
+
+func TestEvalJSONL(t *testing.T) {
+	t.Parallel()
+	table, _, err := run(t, noEnv, "eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := wantPairs(t)
+	tests := []struct {
+		name     string
+		personas []string
+		toFile   bool
+	}{
+		{name: "stdout"},
+		{name: "file", toFile: true},
+		{name: "security only", personas: []string{"security"}},
+		{name: "two personas", personas: []string{"reliability", "correctness"}, toFile: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"eval"}
+			if len(tt.personas) > 0 {
+				args = append(args, "--personas", strings.Join(tt.personas, ","))
+			}
+			file := filepath.Join(t.TempDir(), "eval.jsonl")
+			if tt.toFile {
+				args = append(args, "--jsonl", file)
+			} else {
+				args = append(args, "--jsonl", "-")
+			}
+			stdout, stderr, err := run(t, noEnv, args...)
+			if err != nil {
+				t.Fatalf("eval: %v\n%s", err, stderr)
+			}
+			var jsonl string
+			if tt.toFile {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				jsonl = string(b)
+			} else {
+				var ok bool
+				stdout, jsonl, ok = strings.Cut(stdout, "\n\n{")
+				if !ok {
+					t.Fatalf("stdout has no JSONL after the table:\n%s", stdout)
+				}
+				stdout, jsonl = stdout+"\n", "{"+jsonl
+			}
+			if len(tt.personas) == 0 && stdout != table {
+				t.Errorf("the table differs from plain `eval`:\n%s", stdout)
+			}
+			lines := parseJSONL(t, jsonl)
+			want := all
+			if len(tt.personas) > 0 {
+				want = wantPairs(t, tt.personas...)
+				if len(want) == 0 || len(want) == len(all) {
+					t.Fatalf("restriction to %q selects %d of %d pairs; want a proper subset", tt.personas, len(want), len(all))
+				}
+			}
+			if got := pairsOf(lines); !slices.Equal(sorted(got), sorted(want)) {
+				t.Errorf("pairs: got %q; want %q", got, want)
+			}
+			for _, l := range lines {
+				if l.Kind == "persona" && len(tt.personas) > 0 && !slices.Contains(tt.personas, l.Persona) {
+					t.Errorf("summary line for %s; want only %q", l.Persona, tt.personas)
+				}
+				if l.Kind == "pair" && string(l.Failed) != "null" {
+					t.Errorf("pair %s/%s failed: %s", l.Persona, l.Case, l.Failed)
+				}
+			}
+			for _, p := range persona.Names() {
+				row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(p) + ` `)
+				if len(tt.personas) > 0 && !slices.Contains(tt.personas, p) && row.MatchString(stdout) {
+					t.Errorf("table has rows for %s; want only %q", p, tt.personas)
+				}
+			}
+		})
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "record without live", args: []string{"--record", "x"}, want: "--record needs --live"},
+		{name: "unknown flag", args: []string{"--frobnicate"}, want: "-frobnicate"},
+		{name: "argument", args: []string{"extra"}, want: "no arguments"},
+		{name: "unknown persona", args: []string{"--personas", "nosuch"}, want: `unknown persona "nosuch"`},
+		{name: "live without key", args: []string{"--live", "--base-url", "https://llm.example.com/v1"}, want: "--live needs OPENAI_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{"eval"}, tt.args...)
+			if i := slices.Index(args, "x"); i >= 0 {
+				args[i] = dir
+			}
+			stdout, _, err := run(t, noEnv, args...)
+			if !errors.Is(err, ErrUsage) {
+				t.Fatalf("eval %q: got %v; want a usage error", tt.args, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got message %q; want it to mention %q", err, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: got %q; want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Errorf("the record directory got %d entries; want none", len(entries))
+			}
+		})
+	}
+}
+
+func TestEvalHelp(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := run(t, noEnv, "eval", "--help")
+	if err != nil {
+		t.Fatalf("eval --help: got %v; want nil", err)
+	}
+	for _, name := range []string{"personas", "live", "record", "jsonl", "concurrency", "model", "base-url", "api-key"} {
+		if !strings.Contains(stdout+stderr, "-"+name+" ") {
+			t.Errorf("eval --help does not document -%s", name)
+		}
+	}
+}
+
+var evalRepo = regexp.MustCompile(`(?m)^Repository: eval/(\S+)$`)
+
+// truthAnswers answers every persona request with that persona's ground
+// truth for the case its prompt names, at anchor 75: a perfect reviewer.
+func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
+	cases, err := eval.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]eval.Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	return func(r llmtest.Request) llmtest.Reply {
+		m := evalRepo.FindStringSubmatch(messagesOf(r))
+		if m == nil {
+			return llmtest.BadRequest("test: the prompt names no eval case")
+		}
+		findings := []any{}
+		for _, is := range byName[m[1]].Truth {
+			if is.Persona != r.Persona || is.Excluded {
+				continue
+			}
+			findings = append(findings, map[string]any{
+				"title": "Ground truth " + is.ID, "severity": is.Severity, "file": is.File, "line": is.Line,
+				"why_it_matters": is.Description, "autofix_class": "manual", "owner": "human",
+				"requires_verification": true, "confidence": 75, "evidence": []string{is.File}, "pre_existing": false,
+			})
+		}
+		b, _ := json.Marshal(map[string]any{"reviewer": r.Persona, "findings": findings, "residual_risks": []string{}, "testing_gaps": []string{}})
+		return llmtest.OK(string(b))
+	}
+}
+
+func TestEvalLiveRecord(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.SetDefault(truthAnswers(t))
+	dir := t.TempDir()
+	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
+
+	_, stderr, err := run(t, noEnv, "eval", "--live", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+		"--record", dir, "--jsonl", jsonl)
+	if err != nil {
+		t.Fatalf("eval --live: %v\n%s", err, stderr)
+	}
+	checkNoViolations(t, m)
+
+	// Each persona alone: one request per pair, naming one persona and
+	// carrying no other persona's instructions.
+	team, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	for _, r := range m.Requests() {
+		text := messagesOf(r)
+		if n := strings.Count(text, llm.PersonaHeader); n != 1 {
+			t.Errorf("request for %s names %d personas (%q lines); want 1", r.Persona, n, llm.PersonaHeader)
+		}
+		for _, p := range team {
+			if has := strings.Contains(text, p.Instructions); has != (p.Name == r.Persona) {
+				t.Errorf("request for %s carries %s's instructions: got %t; want %t", r.Persona, p.Name, has, p.Name == r.Persona)
+			}
+		}
+		if r.Model != "eval-model" || r.SchemaName != "findings" {
+			t.Errorf("request for %s: model %q schema %q; want eval-model, findings", r.Persona, r.Model, r.SchemaName)
+		}
+		c := evalRepo.FindStringSubmatch(text)
+		if c == nil {
+			t.Fatalf("request for %s names no case", r.Persona)
+		}
+		asked = append(asked, r.Persona+"/"+c[1])
+	}
+	want := wantPairs(t)
+	if !slices.Equal(sorted(asked), sorted(want)) {
+		t.Errorf("requests: got %q; want one per pair %q", sorted(asked), sorted(want))
+	}
+
+	b, err := os.ReadFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := parseJSONL(t, string(b))
+	for _, l := range lines {
+		if l.Kind == "pair" && (string(l.Failed) != "null" || l.FP != 0 || l.FN != 0) {
+			t.Errorf("pair %s/%s: failed %s, fp %d, fn %d; want a perfect score from ground-truth answers", l.Persona, l.Case, l.Failed, l.FP, l.FN)
+		}
+	}
+
+	// The recording is in the layout Recorded reads, and replays to the
+	// same report.
+	for _, p := range want {
+		name, c, _ := strings.Cut(p, "/")
+		if _, err := os.Stat(filepath.Join(dir, c, "recorded", name+".json")); err != nil {
+			t.Errorf("recording for %s: %v", p, err)
+		}
+	}
+	cases, err := eval.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := eval.Run(context.Background(), cases, nil, eval.Recorded{FS: os.DirFS(dir), Root: "."}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replay bytes.Buffer
+	if err := eval.WriteJSONL(&replay, rep); err != nil {
+		t.Fatal(err)
+	}
+	if replay.String() != string(b) {
+		t.Errorf("replaying the recording gives another report:\n%s\nwant:\n%s", replay.String(), b)
+	}
+}
+
+// TestEvalLiveFailure: a persona whose call fails is a failed pair in the
+// report, not a failed run.
+func TestEvalLiveFailure(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.SetDefault(truthAnswers(t))
+	for range wantPairs(t, "security") {
+		m.Script("security", llmtest.BadRequest("model not found"))
+	}
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
+	if err != nil {
+		t.Fatalf("eval --live: %v\n%s", err, stderr)
+	}
+	_, jsonl, _ := strings.Cut(stdout, "\n\n{")
+	for _, l := range parseJSONL(t, "{"+jsonl) {
+		if l.Kind != "pair" {
+			continue
+		}
+		failed := string(l.Failed) != "null"
+		if want := l.Persona == "security"; failed != want {
+			t.Errorf("pair %s/%s failed: got %t (%s); want %t", l.Persona, l.Case, failed, l.Failed, want)
+		}
+	}
+	if !strings.Contains(stdout, "failed: ") {
+		t.Errorf("table shows no failed pair:\n%s", stdout)
+	}
+}
+
+// TestEvalCancelled: an interrupted run is not a usage error (exit 3, not 2).
+func TestEvalCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := Main(ctx, []string{"eval"}, noEnv, &out, &out)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, action.ErrCannotRun) || errors.Is(err, ErrUsage) {
+		t.Errorf("eval with a cancelled context: got %v; want ErrCannotRun wrapping context.Canceled, not a usage error", err)
+	}
+}
