@@ -3,11 +3,24 @@ package prompt
 import "strings"
 
 // Clean removes hidden channels from untrusted text: HTML comments
-// ("<!-- ... -->", and an unterminated "<!--" up to the end), zero-width
-// characters (U+200B..U+200D, U+2060, U+FEFF) and bidirectional controls
-// (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C). Invisible
+// ("<!-- ... -->"), zero-width characters (U+200B..U+200D, U+2060, U+FEFF),
+// bidirectional controls (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F,
+// U+061C) and Unicode tag characters (U+E0000..U+E007F). Invisible
 // characters go first so they cannot hide a comment opener.
-func Clean(s string) string {
+//
+// Clean is for prose that GitHub renders as Markdown (title, body,
+// comments, standards files): an unterminated "<!--" hides everything
+// after it from a human reader, so it is removed up to the end.
+func Clean(s string) string { return clean(s, false) }
+
+// CleanCode is Clean for code (the diff, file contents), where nothing is
+// rendered: a removed comment keeps its newlines, so lines keep their
+// numbers, and an unterminated "<!--" is defused (its "<" dropped) with the
+// text after it kept, so a changed line such as s.startsWith('<!--') cannot
+// hide the rest of the diff from the reviewers.
+func CleanCode(s string) string { return clean(s, true) }
+
+func clean(s string, code bool) string {
 	if strings.IndexFunc(s, hidden) >= 0 {
 		s = strings.Map(func(r rune) rune {
 			if hidden(r) {
@@ -19,12 +32,12 @@ func Clean(s string) string {
 	// Removing a comment can join "<!" and "--" into a new opener; repeat
 	// until none is left (each pass removes at least four bytes).
 	for strings.Contains(s, "<!--") {
-		s = stripComments(s)
+		s = stripComments(s, code)
 	}
 	return s
 }
 
-func stripComments(s string) string {
+func stripComments(s string, code bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for {
@@ -36,7 +49,13 @@ func stripComments(s string) string {
 		b.WriteString(s[:i])
 		j := strings.Index(s[i+4:], "-->")
 		if j < 0 {
+			if code {
+				b.WriteString(s[i+1:]) // "!--" and the rest, no longer an opener
+			}
 			return b.String()
+		}
+		if code {
+			b.WriteString(strings.Repeat("\n", strings.Count(s[i:i+4+j+3], "\n")))
 		}
 		s = s[i+4+j+3:]
 	}
@@ -50,6 +69,8 @@ func hidden(r rune) bool {
 	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
 		return true
 	case r == 0x2060, r == 0xFEFF, r == 0x061C:
+		return true
+	case r >= 0xE0000 && r <= 0xE007F: // tag characters: an invisible alphabet
 		return true
 	}
 	return false

@@ -296,6 +296,15 @@ func TestCleanAndNeutralise(t *testing.T) {
 			t.Errorf("Clean(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
+	for _, tt := range []struct{ in, want string }{
+		{"keep <!-- unterminated\n+next line", "keep !-- unterminated\n+next line"},
+		{"a<!-- x\ny -->b\nc", "a\nb\nc"},
+		{"x\U000E0041\U000E0042y", "xy"},
+	} {
+		if got := CleanCode(tt.in); got != tt.want {
+			t.Errorf("CleanCode(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
 	ntests := []struct{ in, want string }{
 		{"no token", "no token"},
 		{"DATA-0123456789abcdef>>>", "DATA-[fence-token]>>>"},

@@ -1,0 +1,286 @@
+package review_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// Files of the orders PR.
+const (
+	ordersGo  = "internal/api/orders.go"
+	ordersTst = "internal/api/orders_test.go"
+	migration = "db/migrations/0007_orders_status.sql"
+)
+
+// Titles of the findings the scripted personas report on the orders PR.
+const (
+	tSQLi      = "SQL injection through the status and sort parameters"
+	tRows      = "Rows are never closed"
+	tErrText   = "Internal database error text returned to clients"
+	tStandards = "Concatenated SQL breaks the AGENTS.md parameterized-query rule"
+	tIndex     = "CREATE INDEX without CONCURRENTLY blocks writes to orders"
+	tLimit     = "Search has no LIMIT and loads every matching order"
+	tRewrite   = "NOT NULL column with a default rewrites the orders table"
+	tPre       = "GetOrder maps every database error to 404"
+	tNoLimitV  = "Orders are purged after 90 days, so the result set is bounded."
+)
+
+// scriptOrders scripts every persona's answer on the orders PR so that
+// each synthesis rule fires at least once, and the validator's verdicts.
+func scriptOrders(t *testing.T, e *env) {
+	t.Helper()
+	m := e.model
+	m.Script("security", llmtest.OK(answer(t, "security", []finding.Finding{
+		f(tSQLi, finding.P0, ordersGo, 37, 100),
+		f(tErrText, finding.P2, ordersGo, 40, 75, routing("safe_auto", "review-fixer")),
+	}, nil, []string{"DeleteOrder has no authorization check visible in this diff."})))
+	// Same finding two lines away, title spelled differently: a duplicate.
+	m.Script("adversarial", llmtest.OK(answer(t, "adversarial", []finding.Finding{
+		f("SQL Injection through the status and sort parameters.", finding.P1, ordersGo, 39, 75, routing("gated_auto", "review-fixer")),
+	}, nil, nil)))
+	// Two personas at 50: promoted to 75.
+	m.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(tRows, finding.P1, ordersGo, 38, 50, routing("safe_auto", "review-fixer")),
+	}, nil, nil)))
+	m.Script("reliability", llmtest.OK(answer(t, "reliability", []finding.Finding{
+		f(tRows, finding.P1, ordersGo, 39, 50, routing("gated_auto", "downstream-resolver")),
+		// Under //nolint:errcheck: suppressed.
+		f("Scan error discarded; a type mismatch yields zero-value orders", finding.P2, ordersGo, 46, 75),
+	}, nil, nil)))
+	// A float confidence: rejected by the schema, repaired on the second
+	// request. The validator then says false.
+	bad := answer(t, "performance", []finding.Finding{f(tLimit, finding.P2, ordersGo, 37, 75)}, nil, nil)
+	m.Script("performance",
+		llmtest.OK(strings.Replace(bad, `"confidence":75`, `"confidence":0.75`, 1)),
+		llmtest.OK(bad))
+	m.Script("data-migrations", llmtest.OK(answer(t, "data-migrations", []finding.Finding{
+		f(tIndex, finding.P1, migration, 3, 75),
+		// The migration has 3 lines: line 40 is outside the added file.
+		f("Down migration missing", finding.P2, migration, 40, 75),
+		// P0 at 50: below the comment bar, kept by the escape hatch.
+		f(tRewrite, finding.P0, migration, 2, 50),
+	}, nil, nil)))
+	m.Script("api-contract", llmtest.OK(answer(t, "api-contract", []finding.Finding{
+		f("SearchOrders is not registered on the router", finding.P2, "internal/api/routes.go", 12, 75),
+	}, nil, nil)))
+	m.Script("testing", llmtest.OK(answer(t, "testing", []finding.Finding{
+		// P3 advisory from testing alone: demoted (dropped in comment mode).
+		f("No test for a malicious sort parameter", finding.P3, ordersTst, 12, 75, routing("advisory", "human")),
+	}, []string{"No test covers DeleteOrder."}, nil)))
+	m.Script("maintainability", llmtest.OK(answer(t, "maintainability", []finding.Finding{
+		f("Query text assembled inline; extract a query builder", finding.P2, ordersGo, 37, 50),
+		f(tPre, finding.P2, ordersGo, 25, 75, preExisting),
+	}, nil, nil)))
+	m.Script("project-standards", llmtest.OK(answer(t, "project-standards", []finding.Finding{
+		f(tStandards, finding.P1, ordersGo, 55, 100),
+	}, nil, nil)))
+	e.verdicts.set(tLimit, "false: "+tNoLimitV)
+	e.verdicts.set(tIndex, "malformed")
+}
+
+// TestReviewPREndToEnd reviews a realistic PR with the real clients against
+// both fakes, every synthesis rule exercised, and holds the whole Result to
+// a golden file plus explicit assertions of the facts that matter.
+func TestReviewPREndToEnd(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.addOrdersPR(t)
+	scriptOrders(t, e)
+
+	res, pr, err := e.rv.ReviewPR(context.Background(), options())
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if pr == nil || pr.Info.HeadSHA != headSHA {
+		t.Fatalf("got PR %+v; want the PR read in Stage 1", pr)
+	}
+	noViolations(t, e.model)
+
+	// The team: all eleven personas, strong tier on the strong model.
+	if got, want := len(res.Coverage.Personas), len(persona.Names()); got != want {
+		t.Fatalf("got %d personas; want %d: %+v", got, want, res.Coverage.Personas)
+	}
+	for _, p := range res.Coverage.Personas {
+		if p.Failed != "" {
+			t.Errorf("persona %s failed: %s", p.Name, p.Failed)
+		}
+	}
+
+	type row struct {
+		N         int
+		Title     string
+		Sev       finding.Severity
+		File      string
+		Line, Anc int
+		Reviewers string
+		Promoted  bool
+	}
+	var got []row
+	for _, x := range res.Findings {
+		got = append(got, row{x.Number, x.Title, x.Severity, x.File, x.Line, x.Confidence, strings.Join(x.Reviewers, ","), x.Promoted})
+	}
+	want := []row{
+		{1, tSQLi, finding.P0, ordersGo, 37, 100, "adversarial,security", false}, // 100 stays 100
+		{2, tStandards, finding.P1, ordersGo, 55, 100, "project-standards", false},
+		{3, tRows, finding.P1, ordersGo, 38, 75, "correctness,reliability", true},
+		{4, tErrText, finding.P2, ordersGo, 40, 75, "security", false},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\ngot  %+v\nwant %+v", got, want)
+	}
+	for _, x := range res.Findings {
+		if x.Validation == nil || !x.Validation.Validated {
+			t.Errorf("finding %q posted without a true verdict: %+v", x.Title, x.Validation)
+		}
+	}
+	if sqli := res.Findings[0]; sqli.AutofixClass != "manual" || sqli.Owner != "human" {
+		t.Errorf("merged routing: got %s/%s; want manual/human (the most conservative)", sqli.AutofixClass, sqli.Owner)
+	}
+	if rows := res.Findings[2]; rows.AutofixClass != "gated_auto" || rows.Owner != "downstream-resolver" {
+		t.Errorf("merged routing: got %s/%s; want gated_auto/downstream-resolver", rows.AutofixClass, rows.Owner)
+	}
+
+	if len(res.BelowBar) != 1 || res.BelowBar[0].Title != tRewrite || res.BelowBar[0].Number != 0 {
+		t.Errorf("below bar: got %+v; want the P0 at 50 %q, unnumbered", res.BelowBar, tRewrite)
+	}
+	if len(res.PreExisting) != 1 || res.PreExisting[0].Title != tPre {
+		t.Errorf("pre-existing: got %+v; want %q", res.PreExisting, tPre)
+	}
+	wantReasons := map[string]int{
+		synth.ReasonNotInPR: 1, synth.ReasonLineOutside: 1, synth.ReasonDuplicate: 2,
+		synth.ReasonLintIgnore: 1, synth.ReasonDemoted: 1, synth.ReasonBelowGate: 1,
+	}
+	for k, v := range wantReasons {
+		if res.Coverage.DroppedByReason[k] != v {
+			t.Errorf("DroppedByReason[%q]: got %d; want %d (all: %v)", k, res.Coverage.DroppedByReason[k], v, res.Coverage.DroppedByReason)
+		}
+	}
+	if n := res.Coverage.DroppedByReason[synth.ReasonInvalid]; n != 0 {
+		t.Errorf("DroppedByReason[invalid]: got %d; want 0 (the float confidence was repaired before synthesis)", n)
+	}
+	if got := res.Coverage.DroppedByAnchor; len(got) != 1 || got[50] != 1 {
+		t.Errorf("DroppedByAnchor: got %v; want map[50:1]", got)
+	}
+	if res.Coverage.Demotions != 1 {
+		t.Errorf("Demotions: got %d; want 1", res.Coverage.Demotions)
+	}
+
+	if !res.Coverage.ValidatorRan || res.Coverage.Validated != 4 {
+		t.Errorf("validator: ran %t, validated %d; want true, 4", res.Coverage.ValidatorRan, res.Coverage.Validated)
+	}
+	if len(res.Coverage.Rejections) != 2 {
+		t.Fatalf("rejections: got %+v; want 2", res.Coverage.Rejections)
+	}
+	if r := res.Coverage.Rejections[0]; r.Title != tIndex || r.File != migration || r.Line != 3 || !strings.HasPrefix(r.Reason, "validator failed") {
+		t.Errorf("rejection 1: got %+v; want %q dropped as \"validator failed\"", r, tIndex)
+	}
+	if r := res.Coverage.Rejections[1]; r.Title != tLimit || r.Reason != tNoLimitV {
+		t.Errorf("rejection 2: got %+v; want %q with the validator's reason", r, tLimit)
+	}
+	if len(res.Coverage.OverBudget) != 0 {
+		t.Errorf("over budget: got %+v; want none", res.Coverage.OverBudget)
+	}
+	if res.Verdict != review.NotReady || res.Partial || res.AllFailed || res.Skipped {
+		t.Errorf("got verdict %s partial %t allFailed %t skipped %t; want not-ready, false, false, false", res.Verdict, res.Partial, res.AllFailed, res.Skipped)
+	}
+	if !slices.Equal(res.TestingGaps, []string{"No test covers DeleteOrder."}) ||
+		!slices.Equal(res.ResidualRisks, []string{"DeleteOrder has no authorization check visible in this diff."}) {
+		t.Errorf("gaps %q risks %q; want the personas' own", res.TestingGaps, res.ResidualRisks)
+	}
+
+	// Model calls: 11 personas + 1 repair; 6 gated findings, one validated
+	// twice (malformed, then malformed after repair).
+	calls := modelCalls(e.model)
+	if calls["performance"] != 2 || calls["validator"] != 7 || len(e.model.Requests()) != 11+1+7 {
+		t.Errorf("model requests: got %v (%d); want performance 2, validator 7, 19 in all", calls, len(e.model.Requests()))
+	}
+	if u := res.Coverage.Usage; u.Calls != 11+6 || u.PromptTokens == 0 || u.CompletionTokens == 0 {
+		t.Errorf("usage: got %+v; want 17 logical calls and their tokens", u)
+	}
+
+	// GitHub: PR, issue comments, diff, base tree, AGENTS.md, review
+	// comments; then one head file per file a validator needs (2).
+	reqs := e.gh.Requests()
+	if len(reqs) != 6+2 {
+		var paths []string
+		for _, r := range reqs {
+			paths = append(paths, r.Method+" "+r.Path+"?"+r.Query)
+		}
+		t.Errorf("GitHub requests: got %d; want 8:\n%s", len(reqs), strings.Join(paths, "\n"))
+	}
+	if n := ghCount(reqs, "GET", "/contents/AGENTS.md", baseSHA); n != 1 {
+		t.Errorf("AGENTS.md at the base commit read %d times; want 1", n)
+	}
+	if n := ghCount(reqs, "GET", "/contents/", headSHA); n != 2 {
+		t.Errorf("head files read: got %d; want 2 (orders.go, the migration)", n)
+	}
+	for _, r := range e.model.Requests() {
+		if r.Persona != "validator" && r.Persona != "" && !strings.Contains(r.Messages[1].Content, "parameterized queries") {
+			t.Errorf("persona %s was not shown AGENTS.md from the base commit", r.Persona)
+			break
+		}
+	}
+
+	checkGolden(t, "testdata/orders.golden.json", res)
+}
+
+// checkGolden compares the Result to a golden file, without its wall time
+// and token counts (they follow the prompts' wording, which is not what
+// this file guards).
+func checkGolden(t *testing.T, path string, res review.Result) {
+	t.Helper()
+	res.Coverage.Usage = review.Usage{Calls: res.Coverage.Usage.Calls}
+	got, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Result differs from %s (go test -run %s -update rewrites it):\n%s", path, t.Name(), lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the first lines where want and got differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,104 @@
+package review_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// TestSkip: a skipped PR costs exactly two GitHub requests and no model
+// call; Rerun bypasses rule 4 (already reviewed) and no other rule.
+func TestSkip(t *testing.T) {
+	t.Parallel()
+	ourReport := marker.Report + "\n" + marker.FormatMeta(marker.Meta{HeadSHA: "old", Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review\n"
+	for _, tc := range []struct {
+		name     string
+		pr       func(*githubtest.PR)
+		comment  [2]string // author, body
+		rerun    bool
+		wantRule int // 0: reviewed
+		wantVerd review.Verdict
+	}{
+		{name: "closed", pr: func(p *githubtest.PR) { p.State = "closed" }, wantRule: 1, wantVerd: review.Ready},
+		{name: "merged, rerun", pr: func(p *githubtest.PR) { p.State, p.Merged = "closed", true }, rerun: true, wantRule: 1, wantVerd: review.Ready},
+		{name: "draft", pr: func(p *githubtest.PR) { p.Draft = true }, wantRule: 2, wantVerd: review.Ready},
+		{name: "draft, rerun", pr: func(p *githubtest.PR) { p.Draft = true }, rerun: true, wantRule: 2, wantVerd: review.Ready},
+		{name: "bump, rerun", pr: func(p *githubtest.PR) { p.Title, p.Body = "chore(deps): bump x from 1 to 2", "" }, rerun: true, wantRule: 3, wantVerd: review.Ready},
+		{name: "reviewed", comment: [2]string{"github-actions[bot]", ourReport}, wantRule: 4, wantVerd: review.NotReady},
+		{name: "reviewed, rerun", comment: [2]string{"github-actions[bot]", ourReport}, rerun: true},
+		{name: "marker from someone else", comment: [2]string{"mallory", ourReport}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addOrdersPR(t)
+			p := githubtest.PR{Number: prNum, Title: "Add order search and delete endpoints", Body: "Adds search.", HeadSHA: headSHA, BaseSHA: baseSHA}
+			if tc.pr != nil {
+				tc.pr(&p)
+			}
+			e.gh.AddPR(p)
+			if tc.comment[0] != "" {
+				e.gh.AddComment(prNum, tc.comment[0], tc.comment[1])
+			}
+			o := options()
+			o.Rerun = tc.rerun
+
+			res, pr, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if pr == nil || pr.Info.Number != prNum {
+				t.Fatalf("got PR %+v; want #%d as read", pr, prNum)
+			}
+			gh, model := len(e.gh.Requests()), len(e.model.Requests())
+			if tc.wantRule == 0 {
+				if res.Skipped || model == 0 {
+					t.Errorf("got skipped %t (rule %d), %d model calls; want a review", res.Skipped, res.SkipRule, model)
+				}
+				return
+			}
+			if !res.Skipped || res.SkipRule != tc.wantRule || res.SkipReason == "" {
+				t.Errorf("got skipped %t rule %d reason %q; want rule %d with a reason", res.Skipped, res.SkipRule, res.SkipReason, tc.wantRule)
+			}
+			if gh != 2 || model != 0 {
+				t.Errorf("cost: %d GitHub requests, %d model calls; want 2, 0", gh, model)
+			}
+			if res.Verdict != tc.wantVerd {
+				t.Errorf("verdict: got %s; want %s", res.Verdict, tc.wantVerd)
+			}
+			if tc.wantRule == 4 && (res.Carried == nil || res.Carried.Verdict != "not-ready") {
+				t.Errorf("carried: got %+v; want the earlier report's not-ready", res.Carried)
+			}
+		})
+	}
+}
+
+// TestAllPersonasFail: when no persona answers, the error wraps
+// ErrAllPersonasFailed and the Result says degraded.
+func TestAllPersonasFail(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.addOrdersPR(t)
+	e.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Malformed() })
+
+	res, _, err := e.rv.ReviewPR(context.Background(), options())
+	if !errors.Is(err, review.ErrAllPersonasFailed) {
+		t.Fatalf("got error %v; want one wrapping ErrAllPersonasFailed", err)
+	}
+	if !res.AllFailed || !res.Partial || res.Verdict != review.Degraded || len(res.Findings) != 0 {
+		t.Errorf("got allFailed %t partial %t verdict %s findings %d; want true, true, degraded, 0", res.AllFailed, res.Partial, res.Verdict, len(res.Findings))
+	}
+	for _, p := range res.Coverage.Personas {
+		if p.Failed == "" {
+			t.Errorf("persona %s not marked failed", p.Name)
+		}
+	}
+	if n := len(e.model.Requests()); n != 22 {
+		t.Errorf("model requests: got %d; want 22 (11 personas, each repaired once, no validator)", n)
+	}
+}
