@@ -309,13 +309,15 @@ func (c *compiled) check(content string) ([]byte, error) {
 	if res.Valid() {
 		return norm, nil
 	}
+	// gojsonschema's error order varies from run to run; sorting makes the
+	// repair prompt, the logs and the report byte-stable.
 	var probs []string
-	for i, e := range res.Errors() {
-		if i == maxProblems {
-			probs = append(probs, fmt.Sprintf("and %d more", len(res.Errors())-maxProblems))
-			break
-		}
+	for _, e := range res.Errors() {
 		probs = append(probs, e.String())
+	}
+	slices.Sort(probs)
+	if len(probs) > maxProblems {
+		probs = append(probs[:maxProblems], fmt.Sprintf("and %d more", len(probs)-maxProblems))
 	}
 	return nil, &SchemaError{Problems: probs}
 }

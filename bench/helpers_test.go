@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+)
+
+// TestBenchHelpers runs every benchmark helper once, small and with a 1 ms
+// model latency, so CI catches a broken benchmark without running -bench.
+func TestBenchHelpers(t *testing.T) {
+	t.Parallel()
+	team, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("critical path", func(t *testing.T) {
+		t.Parallel()
+		c := newCritical(t, time.Millisecond)
+		// run itself fails unless 11 personas ran and 15 findings were
+		// validated.
+		if wall := c.run(t, 16); wall < 2*time.Millisecond {
+			t.Errorf("got wall %v; want at least two model latencies", wall)
+		}
+		if got := len(c.model.Requests()); got != 11+wantFindings {
+			t.Errorf("got %d model requests; want %d", got, 11+wantFindings)
+		}
+	})
+
+	t.Run("github requests", func(t *testing.T) {
+		t.Parallel()
+		pr := loadTeamPR(t)
+		want := map[string]func(requestCounts) bool{
+			"skipped-draft":    func(c requestCounts) bool { return c.total <= 2 && c.writes == 0 },
+			"skipped-reviewed": func(c requestCounts) bool { return c.total <= 3 && c.writes == 1 },
+			"full":             func(c requestCounts) bool { return c.writes == 2 && c.headFiles == 4 },
+			"rerun":            func(c requestCounts) bool { return c.writes == 2 && c.headFiles == 4 },
+		}
+		for _, tc := range requestCases() {
+			r := newActionRig(t, pr, time.Millisecond)
+			c := countRequests(tc.run(t, r), pr.HeadSHA)
+			r.close()
+			if !want[tc.name](c) {
+				t.Errorf("%s: got %+v requests; out of the expected bounds", tc.name, c)
+			}
+		}
+	})
+
+	t.Run("large PR", func(t *testing.T) {
+		t.Parallel()
+		text := genDiff(30, 1000)
+		d, err := diff.Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := 0
+		for _, f := range d.Files {
+			changed += f.Added() + f.Deleted()
+		}
+		if len(d.Files) != 30 || changed != 1000 {
+			t.Fatalf("got %d files, %d changed lines; want 30, 1000", len(d.Files), changed)
+		}
+		if n := chunksNeeded(t, d); n != 1 {
+			t.Errorf("got %d chunks; want 1", n)
+		}
+		model := newInstantModel(t, team, d, 10)
+		h := startHeapPeak()
+		res, body := largeRun(t, []byte(text), team, model)
+		if peak := h.Stop(); peak == 0 {
+			t.Error("got heap peak 0; want the live heap")
+		}
+		if calls := model.persona.Load() + model.validation.Load(); calls == 0 || calls > 60 {
+			t.Errorf("got %d model calls; want 1..60", calls)
+		}
+		if len(res.Findings) == 0 || !strings.Contains(body, "anchor-review:report") {
+			t.Errorf("got %d findings and a comment without the marker", len(res.Findings))
+		}
+	})
+
+	t.Run("prompt shape", func(t *testing.T) {
+		t.Parallel()
+		s := shapeRun(t, team, 2, 50)
+		if s.share() <= 0.5 || s.share() >= 1 {
+			t.Errorf("got shared share %.3f; want within (0.5, 1)", s.share())
+		}
+		if got := commonPrefix("abcX", "abcY"); got != 3 {
+			t.Errorf("commonPrefix: got %d; want 3", got)
+		}
+	})
+
+	t.Run("first request", func(t *testing.T) {
+		t.Parallel()
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		defer target.Close()
+		fr := newFirstRequest(t, target.URL)
+		defer fr.Close()
+		start := time.Now()
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, fr.URL+"/x", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		first, ok := fr.Wait(make(chan struct{}))
+		if !ok || first.Before(start) {
+			t.Errorf("got first request %v (seen %v); want after %v", first, ok, start)
+		}
+	})
+}
