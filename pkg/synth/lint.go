@@ -27,9 +27,12 @@ type directive struct {
 	reach reach
 }
 
-// directives are the lint-disable forms step 6 recognises. They are matched
-// with or without rule names: a persona's title cannot be mapped to a lint
-// rule by code, and the author has already chosen to silence that line.
+// directives are the lint-disable forms step 6 recognises. SPEC suppresses a
+// finding under a directive "for the rule at hand": a blanket directive
+// (no rule named) covers every finding on its lines, while one naming rules
+// (//nolint:lll, # noqa: E501, @SuppressWarnings("unchecked")) covers only a
+// finding whose text names one of those rules or a plain-words alias of it
+// (errcheck ~ "error"), so a line-length waiver cannot hide an injection.
 // Order does not matter; every match on a line counts.
 var directives = []directive{
 	// Go: golangci-lint, staticcheck.
@@ -92,8 +95,15 @@ var directiveHints = []string{
 	"resharper", "shellcheck", "hadolint", "phpcs", "phpstan",
 }
 
-// reaches returns the union of the reaches of every directive on line s.
-func reaches(s string) reach {
+// hit is one directive found on a line: its reach and the rules it names
+// (none: a blanket directive).
+type hit struct {
+	reach reach
+	rules []string
+}
+
+// hits returns every directive on line s.
+func hits(s string) []hit {
 	lower := strings.ToLower(s)
 	hinted := false
 	for _, h := range directiveHints {
@@ -103,9 +113,24 @@ func reaches(s string) reach {
 		}
 	}
 	if !hinted {
-		return 0
+		return nil
 	}
-	return matchDirectives(s)
+	var out []hit
+	for _, d := range directives {
+		if loc := d.re.FindStringIndex(s); loc != nil {
+			out = append(out, hit{reach: d.reach, rules: rulesAfter(s[loc[1]:])})
+		}
+	}
+	return out
+}
+
+// reaches returns the union of the reaches of every directive on line s.
+func reaches(s string) reach {
+	var r reach
+	for _, h := range hits(s) {
+		r |= h.reach
+	}
+	return r
 }
 
 // matchDirectives is reaches without the substring pre-check.
@@ -117,6 +142,105 @@ func matchDirectives(s string) reach {
 		}
 	}
 	return r
+}
+
+var (
+	// listAfter matches a rule list attached to a directive: ":a,b", "=a, b",
+	// "[a, b]", "(\"a\", \"b\")" or, after a space, "a, b" (ESLint, RuboCop,
+	// pragma warning disable).
+	listAttached = regexp.MustCompile(`^\s*[:=]\s*([\w./@-]+(?:\s*,\s*[\w./@-]+)*)`)
+	listBracket  = regexp.MustCompile(`^\s*[\[(]\s*\{?([^\])}]*)`)
+	listSpaced   = regexp.MustCompile(`^\s+([\w@][\w./@-]*(?:\s*,\s*[\w@][\w./@-]*)*)`)
+	// listOpen: the directive's own pattern ended at "(" (allow(, Suppress().
+	listOpen = regexp.MustCompile(`^\s*\{?([\w"'./@:, -]+)[)\]}]`)
+	ruleToken    = regexp.MustCompile(`[A-Za-z@][\w./@:-]*\w`)
+)
+
+// rulesAfter reads the rule names written right after a directive; none
+// means the directive is blanket. Free text after "//", "--" or "#" is a
+// comment, not rules.
+func rulesAfter(tail string) []string {
+	var list string
+	switch {
+	case listAttached.MatchString(tail):
+		list = listAttached.FindStringSubmatch(tail)[1]
+	case listBracket.MatchString(tail):
+		list = listBracket.FindStringSubmatch(tail)[1]
+	case listOpen.MatchString(tail):
+		list = listOpen.FindStringSubmatch(tail)[1]
+	case listSpaced.MatchString(tail):
+		list = listSpaced.FindStringSubmatch(tail)[1]
+		if w := strings.ToLower(strings.TrimSpace(list)); w == "all" || strings.HasPrefix(w, "all ") {
+			return nil
+		}
+	default:
+		return nil
+	}
+	var rules []string
+	for _, tok := range ruleToken.FindAllString(list, -1) {
+		if t := strings.ToLower(tok); t != "all" && t != "file" && t != "next" {
+			rules = append(rules, t)
+			if split := strings.ToLower(camelWords(tok)); split != t {
+				rules = append(rules, split) // StringLiterals ~ "string literals"
+			}
+		}
+	}
+	return rules
+}
+
+// camelWords splits CamelCase runs with spaces: "Style/StringLiterals" →
+// "Style/String Literals".
+func camelWords(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ruleAliases maps common lint rule names to words a finding about the same
+// problem uses, so a rule-specific waiver still covers its own finding.
+var ruleAliases = map[string][]string{
+	"errcheck": {"error", "err "}, "wrapcheck": {"error"}, "err113": {"error"},
+	"lll": {"line length", "long line"}, "e501": {"line length", "long line"},
+	"unused": {"unused", "dead code"}, "dead_code": {"unused", "dead code"}, "deadcode": {"unused", "dead code"},
+	"f401": {"unused import"}, "w0611": {"unused import"}, "no-unused-vars": {"unused"},
+	"ineffassign": {"assignment", "never used"}, "staticcheck": {}, "govet": {"vet"},
+	"gocyclo": {"complex"}, "cyclop": {"complex"}, "funlen": {"too long", "length"},
+	"dupl": {"duplicat"}, "goconst": {"constant", "repeated string"},
+	"unchecked": {"unchecked", "cast"}, "deprecation": {"deprecat"},
+	"no-explicit-any": {"any"}, "ban-ts-comment": {"ts-ignore"},
+	"sc2086": {"quot", "word splitting", "glob"}, "sc2046": {"quot", "word splitting"},
+}
+
+// covers reports whether a directive with these rules covers a finding
+// whose lower-cased text is text.
+func covers(rules []string, text string) bool {
+	if len(rules) == 0 {
+		return true
+	}
+	norm := func(s string) string { return strings.NewReplacer("_", " ", "-", " ").Replace(s) }
+	ntext := norm(text)
+	for _, r := range rules {
+		short := r
+		if i := strings.LastIndexAny(short, "/:"); i >= 0 && i < len(short)-1 {
+			short = short[i+1:] // Style/StringLiterals, clippy::unwrap_used
+		}
+		for _, cand := range []string{r, short} {
+			if len(cand) >= 3 && (strings.Contains(text, cand) || strings.Contains(ntext, norm(cand))) {
+				return true
+			}
+		}
+		for _, a := range ruleAliases[short] {
+			if strings.Contains(text, a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // commentOnly reports whether s is nothing but a comment (or a preprocessor
@@ -132,19 +256,34 @@ func commentOnly(s string) bool {
 }
 
 // suppressedAt decides step 6 for one line, given the text of that line and
-// of the line directly above it (ok false: the diff does not show it).
-func suppressedAt(line string, lineOK bool, above string, aboveOK bool) bool {
-	if lineOK && reaches(line)&(reachSame|reachComment|reachAttribute) != 0 {
-		return true
+// of the line directly above it (ok false: the diff does not show it) and
+// the finding's lower-cased text (for rule-specific directives).
+func suppressedAt(line string, lineOK bool, above string, aboveOK bool, text string) bool {
+	if lineOK {
+		for _, h := range hits(line) {
+			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && covers(h.rules, text) {
+				return true
+			}
+		}
 	}
 	if !aboveOK {
 		return false
 	}
-	r := reaches(above)
-	if r&(reachNext|reachAttribute) != 0 {
-		return true
+	for _, h := range hits(above) {
+		if h.reach&(reachNext|reachAttribute) != 0 || (h.reach&reachComment != 0 && commentOnly(above)) {
+			if covers(h.rules, text) {
+				return true
+			}
+		}
 	}
-	return r&reachComment != 0 && commentOnly(above)
+	return false
+}
+
+// findingText is what rule names are looked for in.
+func findingText(g group) string {
+	parts := []string{g.f.Title, g.f.WhyItMatters, g.f.SuggestedFix}
+	parts = append(parts, g.f.Evidence...)
+	return strings.ToLower(strings.Join(parts, " \n "))
 }
 
 // suppressLintIgnored is step 6: a finding whose line carries a lint-disable
@@ -159,7 +298,7 @@ func suppressLintIgnored(gs []group, files fileIndex, dropped map[string]int) []
 		if ok {
 			line, lineOK := files.lineText(df, g.f.Line)
 			above, aboveOK := files.lineText(df, g.f.Line-1)
-			if suppressedAt(line, lineOK, above, aboveOK) {
+			if suppressedAt(line, lineOK, above, aboveOK, findingText(g)) {
 				dropped[ReasonLintIgnore]++ // its merged members were counted as duplicates
 				continue
 			}

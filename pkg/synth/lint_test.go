@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -87,7 +88,10 @@ func TestSuppressedAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := suppressedAt(tt.line, true, tt.above, tt.above != "")
+			// The finding is about the rule the directive names (the rule at
+			// hand): its text quotes the directive lines.
+			text := strings.ToLower(tt.line + "\n" + tt.above)
+			got := suppressedAt(tt.line, true, tt.above, tt.above != "", text)
 			if got != tt.want {
 				t.Errorf("line %q under %q: got suppressed=%v; want %v", tt.line, tt.above, got, tt.want)
 			}
@@ -99,13 +103,13 @@ func TestSuppressedAt(t *testing.T) {
 }
 
 func TestSuppressedAtUnknownLines(t *testing.T) {
-	if suppressedAt("", false, "// eslint-disable-next-line", false) {
+	if suppressedAt("", false, "// eslint-disable-next-line", false, "") {
 		t.Error("got suppressed for lines the diff does not show; want not suppressed")
 	}
-	if suppressedAt(`x := 1 //nolint`, false, "", false) {
+	if suppressedAt(`x := 1 //nolint`, false, "", false, "") {
 		t.Error("got suppressed from an unknown line's text; want not suppressed")
 	}
-	if !suppressedAt("", false, "// eslint-disable-next-line", true) {
+	if !suppressedAt("", false, "// eslint-disable-next-line", true, "") {
 		t.Error("got not suppressed under a known next-line directive; want suppressed")
 	}
 }
@@ -134,13 +138,51 @@ func TestSuppressLintIgnored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dropped := map[string]int{}
-		gs := suppressLintIgnored(groupsOf(fnd("x", "pkg/a.go", tt.line, finding.P1, 75)), ix, dropped)
+		gs := suppressLintIgnored(groupsOf(fnd("Error from os.Remove is ignored", "pkg/a.go", tt.line, finding.P1, 75)), ix, dropped)
 		if got := len(gs) == 0; got != tt.want {
 			t.Errorf("line %d: got suppressed=%v; want %v", tt.line, got, tt.want)
 		}
 		if want := map[bool]int{true: 1}[tt.want]; dropped[ReasonLintIgnore] != want {
 			t.Errorf("line %d: got %d lint-ignore drops; want %d", tt.line, dropped[ReasonLintIgnore], want)
 		}
+	}
+}
+
+// TestSuppressionNeedsTheRuleAtHand: a directive naming rules covers only a
+// finding about one of them (SPEC step 6: "for the rule at hand"), so a
+// line-length waiver cannot hide an injection; a blanket one covers all.
+func TestSuppressionNeedsTheRuleAtHand(t *testing.T) {
+	sqli := "sql query built from user input"
+	tests := []struct {
+		name, line, above, text string
+		want                    bool
+	}{
+		{"blanket nolint", `q := "SELECT " + id //nolint`, "", sqli, true},
+		{"nolint for another rule", `q := "SELECT " + id //nolint:lll`, "", sqli, false},
+		{"nolint errcheck, error finding", `json.NewEncoder(w).Encode(u) //nolint:errcheck // gone`, "", "error from encode is ignored", true},
+		{"nolint errcheck, sql finding", `db.Exec(q) //nolint:errcheck`, "", sqli, false},
+		{"nolint list naming the rule", `db.Exec(q) //nolint:errcheck,gosec`, "", "gosec g201: " + sqli, true},
+		{"noqa code", `cur.execute("SELECT %s" % x)  # noqa: E501`, "", sqli, false},
+		{"noqa code, long line finding", `x = 1  # noqa: E501`, "", "line length over 120", true},
+		{"blanket noqa", `cur.execute("SELECT %s" % x)  # noqa`, "", sqli, true},
+		{"type ignore with code", `x = f()  # type: ignore[attr-defined]`, "", sqli, false},
+		{"eslint next line rule", "db.query(sql)", "// eslint-disable-next-line no-console -- debug", sqli, false},
+		{"eslint next line blanket", "db.query(sql)", "// eslint-disable-next-line", sqli, true},
+		{"rubocop cop", `User.where("name = '#{n}'") # rubocop:disable Rails/SquishedSQLHeredocs`, "", sqli, false},
+		{"rubocop cop named", `x # rubocop:disable Style/StringLiterals`, "", "style: prefer string literals", true},
+		{"java annotation", "List l = (List) o;", `@SuppressWarnings("unchecked")`, sqli, false},
+		{"java annotation, unchecked cast", "List l = (List) o;", `@SuppressWarnings("unchecked")`, "unchecked cast to list", true},
+		{"rust allow", "let x = v.unwrap();", "#[allow(clippy::unwrap_used)]", "unwrap used on a none value panics", true},
+		{"rust allow other", "let x = v.unwrap();", "#[allow(dead_code)]", sqli, false},
+		{"shellcheck", `rm -rf $DIR/*  # shellcheck disable=SC2086`, "", "unquoted variable: word splitting", true},
+		{"csharp pragma other", "var x = Obsolete();", "#pragma warning disable CS0618", sqli, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := suppressedAt(tt.line, true, tt.above, tt.above != "", tt.text); got != tt.want {
+				t.Errorf("line %q under %q, finding %q: got suppressed=%v; want %v", tt.line, tt.above, tt.text, got, tt.want)
+			}
+		})
 	}
 }
 
