@@ -152,8 +152,8 @@ var (
 	listBracket  = regexp.MustCompile(`^\s*[\[(]\s*\{?([^\])}]*)`)
 	listSpaced   = regexp.MustCompile(`^\s+([\w@][\w./@-]*(?:\s*,\s*[\w@][\w./@-]*)*)`)
 	// listOpen: the directive's own pattern ended at "(" (allow(, Suppress().
-	listOpen = regexp.MustCompile(`^\s*\{?([\w"'./@:, -]+)[)\]}]`)
-	ruleToken    = regexp.MustCompile(`[A-Za-z@][\w./@:-]*\w`)
+	listOpen  = regexp.MustCompile(`^\s*\{?([\w"'./@:, -]+)[)\]}]`)
+	ruleToken = regexp.MustCompile(`[A-Za-z@][\w./@:-]*\w`)
 )
 
 // rulesAfter reads the rule names written right after a directive; none
