@@ -196,6 +196,9 @@ func (h *heapPeak) Stop() uint64 {
 	return <-h.done
 }
 
+// headFile stands in for every head file of the large PR.
+var headFile = "package mod\n" + strings.Repeat("// generated line\n", 2000)
+
 // largeRun is one run of the large PR through everything but the model:
 // parse, scope, select, chunk, prompt building for every persona call,
 // synthesis, validation bookkeeping and rendering the comment.
@@ -206,7 +209,9 @@ func largeRun(tb testing.TB, text []byte, team []persona.Persona, model llm.Comp
 		tb.Fatalf("parse: %v", err)
 	}
 	rv := review.Reviewer{Model: model, Personas: team}
-	head := func(context.Context, string) (string, bool, error) { return "package mod\n", true, nil }
+	// Head files long enough for every finding's line: the validator
+	// stage drops a finding past the end of its file without a call.
+	head := func(context.Context, string) (string, bool, error) { return headFile, true, nil }
 	res, err := rv.ReviewDiff(context.Background(), review.Options{
 		Owner: owner, Repo: repo, Mode: review.ModeComment, Validate: true,
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, MaxLLMCalls: 60,

@@ -205,6 +205,9 @@ func (c *Client) Complete(ctx context.Context, r Request) (resp Response, err er
 		return resp, nil
 	}
 
+	if r.AllowRepair != nil && !r.AllowRepair() {
+		return resp, fmt.Errorf("%w: %v (no repair: the caller's call budget is spent)", ErrMalformed, first)
+	}
 	if content == "" {
 		content = "(empty answer)"
 	}

@@ -74,6 +74,10 @@ type Request struct {
 	// Label is free text a Recorder writes next to the answer (for example
 	// "demo/buggy: correctness"); it is never sent to the model.
 	Label string
+	// AllowRepair, when set, is asked before the one repair request of a
+	// malformed answer; false skips the repair and the call fails with
+	// ErrMalformed. Callers use it to keep a hard cap on requests.
+	AllowRepair func() bool `json:"-"`
 }
 
 // Usage counts tokens.

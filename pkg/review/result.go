@@ -56,6 +56,9 @@ type Result struct {
 	// AllFailed is true when every persona failed: no report may claim a
 	// clean PR, the check fails, the exit code is 3.
 	AllFailed bool `json:"all_failed"`
+	// Failure says why the review could not run (AllFailed), for the
+	// report and the check run. It may quote untrusted text: sanitize it.
+	Failure string `json:"failure,omitempty"`
 }
 
 // PersonaRun says why a persona ran and how it went.
@@ -64,9 +67,14 @@ type PersonaRun struct {
 	Reason string `json:"reason"` // "always on" or the selection reason
 	Model  string `json:"model"`
 	Calls  int    `json:"calls"`
+	// Usage is the persona's own token use over its calls.
+	Usage Usage `json:"usage"`
 	// Failed is non-empty when the persona produced no usable answer.
-	Failed   string `json:"failed,omitempty"`
-	Findings int    `json:"findings"` // findings it reported (before synthesis)
+	Failed string `json:"failed,omitempty"`
+	// ChunksFailed counts chunks that failed while others answered: the
+	// persona ran, the review is partial.
+	ChunksFailed int `json:"chunks_failed,omitempty"`
+	Findings     int `json:"findings"` // findings it reported (before synthesis)
 }
 
 // Excluded is a file left out of review, with the reason.

@@ -187,18 +187,16 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 	}
 	standards := r.readStandards(ctx, o, d, info.BaseSHA)
+	// previous-comments selects on review comments from people (SPEC's
+	// table), and those are what it reads; conversation comments are not
+	// review comments.
 	humans := 0
-	for _, c := range comments {
-		if !c.AuthorIsBot && !strings.EqualFold(c.Author, o.BotLogin) {
-			humans++
-		}
-	}
 	var previous []string
 	if rc, err := r.GitHub.ReviewComments(ctx, o.Owner, o.Repo, o.PR); err != nil {
 		o.logf("scope: review comments unavailable (%v); previous-comments persona may not select", err)
 	} else {
 		for _, c := range rc {
-			if !c.AuthorIsBot {
+			if !c.AuthorIsBot && !strings.EqualFold(c.Author, o.BotLogin) {
 				humans++
 				previous = append(previous, c.Author+": "+c.Body)
 			}
@@ -254,39 +252,64 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	for _, p := range team {
 		o.logf("select: %s (%s)", p.Name, p.Reason)
 	}
-
-	// Budget: chunks of whole files; never more than max-llm-calls.
-	chunks, left := prompt.Chunk(sc.Files, o.InputBudget)
-	notReviewed = append(notReviewed, left...)
-	personaCalls := o.MaxLLMCalls - min(o.MaxValidations, o.MaxLLMCalls/2)
-	if !o.Validate {
-		personaCalls = o.MaxLLMCalls
+	if len(team) == 0 && len(sc.Files) > 0 {
+		// Only a `personas` restriction can empty the team: nothing looked
+		// at the files, so the review must not read as a clean pass.
+		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
+		res.Partial = true
 	}
+
+	// Budget: the diff is split into chunks of whole files within the
+	// per-call budget (what the shared PR context leaves of it), and the
+	// planned persona calls leave room for the validator under the cap.
+	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
+	for _, s := range pc.Standards {
+		shared += prompt.EstimateTokens(s.Content)
+	}
+	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
+	notReviewed = append(notReviewed, left...)
+	personaCalls := o.MaxLLMCalls
+	if o.Validate {
+		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
+	}
+	overBudget := fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)
 	if len(team) > 0 && len(chunks)*len(team) > personaCalls {
 		keep := personaCalls / len(team)
+		if keep == 0 && len(chunks) > 0 {
+			// Not even one round of the whole team fits: the first chunk
+			// goes to as many personas as the cap allows (always-on first).
+			for _, p := range team[max(personaCalls, 0):] {
+				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
+				notReviewed = append(notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
+			}
+			team, keep = team[:max(personaCalls, 0)], 1
+		}
 		for _, ch := range chunks[keep:] {
 			for _, f := range ch {
-				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)})
+				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 		}
 		chunks = chunks[:keep]
-		o.logf("dispatch: budget allows %d of the diff's chunks", keep)
+		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
 	// Stage 4: dispatch.
-	results, runs, usage := r.dispatch(ctx, o, team, chunks, pc)
+	calls := &callBudget{limit: o.MaxLLMCalls}
+	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
 	res.Coverage.Personas = runs
-	res.Coverage.Usage = usage
-	failed := 0
+	failed, partial := 0, false
 	for _, pr := range runs {
+		res.Coverage.Usage.sum(pr.Usage)
 		if pr.Failed != "" {
 			failed++
 		}
+		partial = partial || pr.ChunksFailed > 0
 	}
-	res.Partial = failed > 0 || partialFiles(res.Coverage.NotReviewed)
+	res.Partial = res.Partial || failed > 0 || partial || partialFiles(res.Coverage.NotReviewed)
 	if len(team) > 0 && failed == len(team) {
 		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
+		res.Failure = "every persona failed; the first error: " + runs[0].Failed
 		return fmt.Errorf("dispatch: %w", ErrAllPersonasFailed)
 	}
 	if err := ctx.Err(); err != nil {
@@ -294,7 +317,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	}
 
 	// Stage 5: synthesize.
-	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode})
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
 	res.Coverage.Demotions = out.Demotions
@@ -308,8 +331,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		remaining := o.MaxLLMCalls - usage.Calls
-		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, min(o.MaxValidations, max(remaining, 0)))
+		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted
@@ -317,9 +339,40 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	return nil
 }
 
+// callBudget enforces max-llm-calls over the chat-completion requests that
+// reach the model: each persona or validator call, and a repair request,
+// takes one before it is sent (the llm client asks through
+// Request.AllowRepair), so parallel calls can never overshoot the cap; a
+// call that cannot take one is not made, a repair that cannot is skipped.
+// Retries of refused requests (429, 5xx, a server rejecting JSON-schema
+// mode) are not calls: no answer came back.
+type callBudget struct {
+	mu          sync.Mutex
+	limit, used int
+}
+
+func (b *callBudget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used >= b.limit {
+		return false
+	}
+	b.used++
+	return true
+}
+
+func (b *callBudget) remaining() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit - b.used
+}
+
+// errOverCalls marks a call the max-llm-calls cap did not allow.
+var errOverCalls = errors.New("not run: over the max-llm-calls cap")
+
 // dispatch runs every (persona, chunk) call in parallel under the bound.
 // Each goroutine writes its own slot, so the output order is fixed.
-func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, chunks [][]*diff.File, pc prompt.Context) ([]synth.PersonaResult, []PersonaRun, Usage) {
+func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, chunks [][]*diff.File, pc prompt.Context, calls *callBudget) ([]synth.PersonaResult, []PersonaRun) {
 	type slot struct {
 		answer finding.Answer
 		resp   llm.Response
@@ -331,16 +384,21 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 	for i, p := range team {
 		slots[i] = make([]slot, len(chunks))
 		model := o.Model
-		if p.Tier == "strong" {
+		if p.Tier == persona.TierStrong {
 			model = o.StrongModel
 		}
 		for j, files := range chunks {
 			c := pc
 			c.Files, c.Fence = files, o.Fence
 			req := prompt.ForPersona(c, p.Persona, model)
+			req.AllowRepair = calls.take
 			g.Go(func() error {
-				resp, err := r.Model.Complete(gctx, req)
 				s := &slots[i][j]
+				if !calls.take() {
+					s.err = errOverCalls
+					return nil
+				}
+				resp, err := r.Model.Complete(gctx, req)
 				s.resp, s.err = resp, err
 				if err == nil {
 					s.err = decodeStrict(resp.JSON, &s.answer)
@@ -353,17 +411,18 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 
 	var results []synth.PersonaResult
 	runs := make([]PersonaRun, len(team))
-	var usage Usage
 	for i, p := range team {
 		run := PersonaRun{Name: p.Name, Reason: p.Reason, Model: o.Model}
-		if p.Tier == "strong" {
+		if p.Tier == persona.TierStrong {
 			run.Model = o.StrongModel
 		}
 		merged := finding.Answer{Reviewer: p.Name}
 		var errs []string
 		for _, s := range slots[i] {
-			run.Calls++
-			usage.add(s.resp)
+			if !errors.Is(s.err, errOverCalls) {
+				run.Calls++
+				run.Usage.add(s.resp)
+			}
 			if s.err != nil {
 				errs = append(errs, s.err.Error())
 				continue
@@ -379,7 +438,10 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 			o.logf("dispatch: %s failed: %s", p.Name, errs[0])
 		default:
 			if len(errs) > 0 {
-				run.Failed = fmt.Sprintf("%d of %d chunks failed: %s", len(errs), len(slots[i]), errs[0])
+				// Some chunks answered: the persona counts as run, the
+				// review as partial.
+				run.ChunksFailed = len(errs)
+				o.logf("dispatch: %s: %d of %d chunks failed: %s", p.Name, len(errs), len(slots[i]), errs[0])
 			}
 			// The persona's own name wins over whatever the model wrote.
 			for k := range merged.Findings {
@@ -391,13 +453,14 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		}
 		runs[i] = run
 	}
-	return results, runs, usage
+	return results, runs
 }
 
 // validate is Stage 5b: one independent call per finding, most severe first
 // within the budget, each finding's head file fetched once per run.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head func(context.Context, string) (string, bool, error), budget int) []finding.Finding {
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head func(context.Context, string) (string, bool, error), calls *callBudget) []finding.Finding {
 	res.Coverage.ValidatorRan = true
+	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
 	for i := range order {
 		order[i] = i
@@ -418,10 +481,13 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		slices.Sort(order)
 	}
 
+	// The validator sees the whole diff when it fits one call's budget (it
+	// must judge "handled elsewhere"), else the finding's own file.
 	byPath := map[string]*diff.File{}
 	for _, f := range files {
 		byPath[f.Path()] = f
 	}
+	whole := prompt.EstimateTokens(diff.Render(files)) <= o.InputBudget
 	contents := newFileCache(head)
 	var usageMu sync.Mutex
 	verdicts := make([]*finding.Validation, len(gated))
@@ -430,24 +496,40 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	for _, i := range order {
 		f := gated[i]
 		g.Go(func() error {
-			content, _, err := contents.get(gctx, f.File)
+			content, found, err := contents.get(gctx, f.File)
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed: head file unavailable: " + err.Error()}
+				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+				return nil
+			}
+			if n := lineCount(content); found && f.Line > n {
+				// Step 1 could not check this for a modified file; the head
+				// version settles it without a model call.
+				verdicts[i] = &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
 				return nil
 			}
 			c := pc
 			c.Fence = o.Fence
-			if df := byPath[f.File]; df != nil {
+			if df := byPath[f.File]; df != nil && !whole {
 				c.Files = []*diff.File{df}
+			} else {
+				c.Files = files
 			}
-			resp, err := r.Model.Complete(gctx, prompt.ForValidator(f, c, content, o.ValidatorModel))
-			res.Coverage.Usage.addSync(resp, &usageMu)
+			if !calls.take() {
+				verdicts[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
+				return nil
+			}
+			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
+			req.AllowRepair = calls.take
+			resp, err := r.Model.Complete(gctx, req)
+			usageMu.Lock()
+			res.Coverage.Usage.add(resp)
+			usageMu.Unlock()
 			var v finding.Validation
 			if err == nil {
 				err = decodeStrict(resp.JSON, &v)
 			}
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed: " + err.Error()}
+				verdicts[i] = &finding.Validation{Reason: validatorFailure(err)}
 				return nil
 			}
 			verdicts[i] = &v
@@ -475,6 +557,59 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	return kept
 }
 
+// validatorFailure names why a validator call gave no verdict, briefly:
+// the raw error (schema paths, server text) is for the log, not the report.
+func validatorFailure(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "validator failed (timed out)"
+	case errors.Is(err, llm.ErrMalformed):
+		return "validator failed (malformed answer)"
+	case errors.Is(err, llm.ErrQuota):
+		return "validator failed (quota exhausted)"
+	case errors.Is(err, llm.ErrBudget):
+		return "validator failed (time budget spent)"
+	}
+	var api *llm.APIError
+	if errors.As(err, &api) {
+		return fmt.Sprintf("validator failed (HTTP %d)", api.Status)
+	}
+	return "validator failed (" + err.Error() + ")"
+}
+
+func lineCount(s string) int {
+	if s == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
+}
+
+// forbidsSuppression reports whether a standards file states a rule
+// against lint-disable comments (SPEC step 6's exception): a line that
+// names a suppression form and says it is not allowed.
+func forbidsSuppression(std []prompt.Standards) bool {
+	forms := []string{"nolint", "lint-disable", "eslint-disable", "noqa", "lint suppression", "suppress lint",
+		"suppression comment", "lint ignore", "lint-ignore", "rubocop:disable", "@suppresswarnings", "type: ignore", "linter directive"}
+	bans := []string{"never", "must not", "do not", "don't", "forbidden", "not allowed", "prohibited", "no "}
+	for _, s := range std {
+		for line := range strings.Lines(strings.ToLower(s.Content)) {
+			if containsAny(line, forms) && containsAny(line, bans) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // decideVerdict is the one place the verdict is decided (by code, never by
 // the model): see docs/ARCHITECTURE.md.
 func decideVerdict(r Result) Verdict {
@@ -495,8 +630,7 @@ func decideVerdict(r Result) Verdict {
 	return Ready
 }
 
-// add counts one logical model call (retries and a repair attempt are part
-// of it) and its tokens; a call that failed still counts against the cap.
+// add counts one model call and its tokens (all its attempts).
 func (u *Usage) add(resp llm.Response) {
 	u.Calls++
 	u.PromptTokens += resp.Usage.PromptTokens
@@ -504,10 +638,12 @@ func (u *Usage) add(resp llm.Response) {
 	u.CompletionTokens += resp.Usage.CompletionTokens
 }
 
-func (u *Usage) addSync(resp llm.Response, mu *sync.Mutex) {
-	mu.Lock()
-	defer mu.Unlock()
-	u.add(resp)
+// sum adds v's calls and tokens to u.
+func (u *Usage) sum(v Usage) {
+	u.Calls += v.Calls
+	u.PromptTokens += v.PromptTokens
+	u.CachedTokens += v.CachedTokens
+	u.CompletionTokens += v.CompletionTokens
 }
 
 // fileCache fetches each head file at most once per run, however many
