@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
@@ -30,7 +31,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "anchor-review: %v\n", err)
+	// One line: an error may quote untrusted text, which must not start a
+	// workflow command of its own on a new line.
+	fmt.Fprintf(stderr, "anchor-review: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error()))
 	switch {
 	case errors.Is(err, action.ErrBlocking):
 		return 1

@@ -24,14 +24,16 @@
 package action
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // Defaults for the inputs and the environment.
@@ -236,8 +238,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 	c.Exclude = splitLines(in["exclude"])
 	for _, g := range c.Exclude {
-		if _, err := path.Match(g, ""); err != nil {
-			p.add("exclude", fmt.Sprintf("glob %q: %v", g, err))
+		if err := scope.CheckPatterns([]string{g}); err != nil {
+			p.add("exclude", err.Error())
 		}
 	}
 
@@ -322,7 +324,11 @@ func parseFailOn(s string) (string, error) {
 func httpURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not an http(s) URL", s)
+		// Never echo the value: a mistyped URL may carry a password.
+		if err == nil && u.Scheme != "" {
+			return nil, fmt.Errorf("a %q URL is not an http(s) URL", u.Scheme)
+		}
+		return nil, errors.New("is not an absolute http(s) URL")
 	}
 	if u.User != nil {
 		// Credentials in a URL end up in logs; they belong in api-key.

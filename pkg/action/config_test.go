@@ -240,7 +240,7 @@ func TestLoadConfigErrors(t *testing.T) {
 func TestConfigErrorMessage(t *testing.T) {
 	t.Parallel()
 	_, err := LoadConfig(env(with(minimal(), "INPUT_FAIL-ON", "P5", "GITHUB_API_URL", "nope")))
-	want := `invalid configuration: input fail-on: "P5" is not one of P0, P1, P2, P3, never; GITHUB_API_URL: "nope" is not an http(s) URL`
+	want := `invalid configuration: input fail-on: "P5" is not one of P0, P1, P2, P3, never; GITHUB_API_URL: is not an absolute http(s) URL`
 	if err == nil || err.Error() != want {
 		t.Errorf("LoadConfig() error = %v; want %s", err, want)
 	}
@@ -318,5 +318,31 @@ func TestInputDefaultsLoad(t *testing.T) {
 	want, _ := LoadConfig(env(minimal()))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConfig(explicit defaults) = %+v; want %+v (same as omitted inputs)", got, want)
+	}
+}
+
+// TestConfigNeverEchoesURLCredentials: a mistyped base-url carrying a
+// password must not print it (it is read before masking).
+func TestConfigNeverEchoesURLCredentials(t *testing.T) {
+	for _, u := range []string{"ftp://user:hunter2secret@example.com", "https//user:hunter2secret@example.com", "https://user:hunter2secret@example.com/v1"} {
+		env := map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k", "INPUT_BASE-URL": u}
+		_, err := LoadConfig(func(k string) string { return env[k] })
+		if err == nil {
+			t.Fatalf("LoadConfig accepted base-url %q", u)
+		}
+		if strings.Contains(err.Error(), "hunter2secret") {
+			t.Errorf("error echoes the URL's password: %v", err)
+		}
+	}
+}
+
+// TestConfigExcludeUsesScopeRules: exclude globs are checked with the
+// rules the scope stage applies, so a pattern scope refuses (negation) is
+// a configuration error before any API call, not a failed review.
+func TestConfigExcludeUsesScopeRules(t *testing.T) {
+	env := map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k", "INPUT_EXCLUDE": "docs/**\n!vendor"}
+	_, err := LoadConfig(func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), "exclude") || !strings.Contains(err.Error(), "!vendor") {
+		t.Fatalf("LoadConfig error = %v; want one naming input exclude and the pattern !vendor", err)
 	}
 }

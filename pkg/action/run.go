@@ -110,6 +110,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		}
 		// The PR was read, so the author can be told the review did not run.
 		res.AllFailed, res.Partial, res.Verdict = true, true, review.Degraded
+		res.Failure = err.Error()
 		logf("anchor-review: %v", err)
 	}
 	if pr == nil {
@@ -226,6 +227,16 @@ type publisher struct {
 }
 
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
+	if c.Mode == ModeReportOnly && !res.Skipped {
+		// report-only posts nothing (SPEC section 3): no comment, no check
+		// run, no annotations. Its findings were not validated and are not
+		// posted, so they cannot fail the step; only a review that could
+		// not run does.
+		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial}, c.FailOn)
+		p.a.AddStepSummary(report.JobSummary(res, ro))
+		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
+		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion}
+	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
 	summary := report.JobSummary(res, ro)
@@ -247,7 +258,15 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	readOnly := false
 	if c.Mode == ModeComment {
-		url, err := p.comment(ctx, res, pr, report.Comment(res, ro), c.Quiet)
+		body := report.Comment(res, ro)
+		if body == "" && len(p.own(pr.Comments)) > 0 {
+			// quiet and nothing to report, but an earlier report exists: it
+			// is updated, so it never shows stale findings.
+			loud := ro
+			loud.Quiet = false
+			body = report.Comment(res, loud)
+		}
+		url, err := p.comment(ctx, res, pr, body, c.Quiet)
 		var pe *github.PermissionError
 		switch {
 		case errors.As(err, &pe):

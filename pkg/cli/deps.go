@@ -14,7 +14,13 @@ import (
 // Enterprise Server URL ending in /api/v3/.
 func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, error) {
 	if httpClient == nil {
-		httpClient = &http.Client{Timeout: 60 * time.Second}
+		// No client-wide Timeout: it would also cut the retry transport's
+		// waits (a secondary rate limit asks for 60 s). Each attempt is
+		// bounded instead: connecting, TLS and waiting for the headers.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ResponseHeaderTimeout = 60 * time.Second
+		tr.TLSHandshakeTimeout = 15 * time.Second
+		httpClient = &http.Client{Transport: tr}
 	}
 	gh, err := github.New(httpClient, apiURL, token)
 	if err != nil {

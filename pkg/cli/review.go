@@ -237,6 +237,8 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			return fmt.Errorf("encode result: %w", err)
 		}
 		fmt.Fprintf(stdout, "%s\n", report.RedactJSON(b, ro.Secrets))
+	} else if res.Skipped {
+		fmt.Fprintln(stdout, report.JobSummary(res, ro))
 	} else {
 		fmt.Fprintln(stdout, report.Comment(res, ro))
 	}

@@ -41,6 +41,8 @@ func Check(r review.Result, o Options) CheckOutput {
 	conclusion, blocking := Conclusion(r, o.FailOn)
 	out := CheckOutput{Conclusion: conclusion}
 	switch {
+	case r.AllFailed && r.Failure != "":
+		out.Title = "Review could not run: " + clip(sanitizePlain(r.Failure, o), 160)
 	case r.AllFailed:
 		out.Title = "Review could not run: every persona failed"
 	case blocking > 0:

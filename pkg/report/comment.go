@@ -27,7 +27,7 @@ const (
 // Lines the report uses more than once.
 const (
 	noFindingsLine = "No findings reached confidence anchor 75."
-	couldNotRun    = "**The review could not run: every persona failed, so this pull request was not checked.** " +
+	couldNotRun    = "**The review could not run, so this pull request was not checked.** " +
 		"This is not a clean result; see Coverage for the failures."
 	partialLine = "**The review was partial:** some personas failed or some files were not reviewed " +
 		"(see Coverage), so findings may be missing."
@@ -172,6 +172,9 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	b.WriteString(d.team() + "\n\n")
 	if r.AllFailed {
 		b.WriteString(couldNotRun + "\n\n")
+		if r.Failure != "" {
+			b.WriteString("Reason: " + clip(Sanitize(r.Failure, d.o), 500) + "\n\n")
+		}
 	}
 	if len(d.rows) == 0 && !r.AllFailed {
 		b.WriteString(noFindingsLine + "\n\n")

@@ -29,6 +29,20 @@ type glob struct {
 // any depth (`*.md`, `vendor`); a pattern with one is anchored at the
 // repository root (`docs/**`, `/build`). A pattern that names a directory
 // also matches everything under it, and a trailing slash is allowed.
+// CheckPatterns reports the first malformed pattern of exclude, with the
+// same rules Apply uses, so configuration can be refused before any work.
+func CheckPatterns(exclude []string) error {
+	for _, p := range exclude {
+		if p = strings.TrimSpace(p); p == "" || strings.HasPrefix(p, "#") {
+			continue
+		}
+		if _, err := compileGlob(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func compileGlob(pattern string) (glob, error) {
 	bad := func(why string) (glob, error) {
 		return glob{}, fmt.Errorf("%w %q: %s", ErrBadPattern, pattern, why)
