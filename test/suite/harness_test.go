@@ -1,4 +1,7 @@
-package faults
+// Package suite holds the end-to-end fault and security suites (SPEC
+// sections 1, 3 and 4): the whole Action runs in process against the fake
+// GitHub and the fake model server, which misbehave or turn hostile.
+package suite
 
 // The harness runs the whole Action in process against the fake GitHub
 // (githubtest) and the fake model server (llmtest), through the same entry

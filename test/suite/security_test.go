@@ -1,8 +1,9 @@
-// Package security is the end-to-end security suite (SPEC section 4): the
+package suite
+
+// The end-to-end security suite (SPEC section 4): the
 // whole Action runs in process against the fake GitHub and the fake model
 // server with hostile pull requests and hostile model output, and each case
 // asserts what must NOT happen, mostly with canaries.
-package security
 
 import (
 	"encoding/json"

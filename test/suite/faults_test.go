@@ -1,10 +1,11 @@
-// Package faults is the end-to-end fault suite (SPEC sections 1 and 3): the
+package suite
+
+// The end-to-end fault suite (SPEC sections 1 and 3): the
 // whole Action runs in process against the fake GitHub and the fake model
 // server while they misbehave, and each case asserts the safe outcome the
 // specification names: a clear message, no duplicate or half-written
 // comment, the right conclusion and exit code, and a bounded number of
 // requests.
-package faults
 
 import (
 	"context"
