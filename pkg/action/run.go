@@ -330,7 +330,9 @@ func (p publisher) comment(ctx context.Context, res review.Result, pr *review.PR
 		}
 		return edited.HTMLURL, nil
 	}
-	if quiet && len(res.Findings) == 0 {
+	if quiet && body == "" {
+		// report.Comment renders nothing under quiet only when there is
+		// nothing to say; a review that could not run is always reported.
 		p.logf("anchor-review: quiet mode and nothing to report: no comment posted")
 		return "", nil
 	}

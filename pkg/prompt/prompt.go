@@ -99,21 +99,13 @@ func ForPersona(c Context, p persona.Persona, model string) llm.Request {
 }
 
 // ForValidator builds the Stage 5b request that checks finding f: the
-// validator prompt and rubric, then the finding, the diff of its file (of
-// c.Files, all of them when none matches) and the head version of the file,
-// each fenced. Its key is llm.Key("validation", finding JSON, rendered
-// diff, headContent).
+// validator prompt and rubric, then the finding, the diff (c.Files, as the
+// caller chose them: the whole diff when it fits, so the validator can
+// judge "handled elsewhere", else the finding's file) and the head version
+// of the file, each fenced. Its key is llm.Key("validation", finding JSON,
+// rendered diff, headContent).
 func ForValidator(f finding.Finding, c Context, headContent string, model string) llm.Request {
-	var files []*diff.File
-	for _, df := range c.Files {
-		if df.Path() == f.File {
-			files = append(files, df)
-		}
-	}
-	if len(files) == 0 {
-		files = c.Files
-	}
-	rendered := diff.Render(files)
+	rendered := diff.Render(c.Files)
 	fj := findingJSON(f)
 	fence := fenceOf(c, rendered)
 
