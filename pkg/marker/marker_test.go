@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -44,4 +45,11 @@ func TestFormatMetaCannotCloseComment(t *testing.T) {
 	if strings.Count(line, "-->") != 1 {
 		t.Fatalf("meta line closes the HTML comment early: %s", line)
 	}
+}
+
+func ExampleParseMeta() {
+	body := Report + "\n" + FormatMeta(Meta{HeadSHA: "abc", Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review: 1 finding\n"
+	m, err := ParseMeta(body)
+	fmt.Println(HasReport(body), m.Verdict, m.Conclusion, m.Blocking, err)
+	// Output: true not-ready failure 1 <nil>
 }
