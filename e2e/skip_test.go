@@ -34,7 +34,7 @@ func TestSkippedPR(t *testing.T) {
 			name:        "draft",
 			pr:          githubtest.PR{Draft: true},
 			event:       "pull_request.opened",
-			wantVerdict: "ready",
+			wantVerdict: "",
 			wantInSkip:  "draft",
 		},
 		{
@@ -42,14 +42,14 @@ func TestSkippedPR(t *testing.T) {
 			name:        "closed",
 			pr:          githubtest.PR{State: "closed", Merged: true},
 			event:       "pull_request.synchronize",
-			wantVerdict: "ready",
+			wantVerdict: "",
 			wantInSkip:  "merged",
 		},
 		{
 			name:        "dependency bump with empty body",
 			pr:          githubtest.PR{Title: "chore(deps): bump golang.org/x/net from 0.23.0 to 0.24.0", Author: "dependabot[bot]"},
 			event:       "pull_request.opened",
-			wantVerdict: "ready",
+			wantVerdict: "",
 			wantInSkip:  "automated",
 		},
 		{

@@ -202,8 +202,10 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
 	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
-	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls (%d prompt tokens, %d completion)\n",
-		gh.Requests(), res.Coverage.Usage.Calls, res.Coverage.Usage.PromptTokens, res.Coverage.Usage.CompletionTokens)
+	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls\n", gh.Requests(), res.Coverage.Usage.Calls)
+	if res.Coverage.Usage.Calls > 0 {
+		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes; recorded answers carry no token counts)")
+	}
 	return nil
 }
 

@@ -164,7 +164,8 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	dec := skip.Decide(skipPR(info), skipComments(comments), o.BotLogin, o.Rerun)
 	if dec.Skip {
 		res.Skipped, res.SkipRule, res.SkipReason, res.Carried = true, dec.Rule, dec.Reason, dec.Carried
-		res.Verdict = Ready
+		// A skipped PR has no verdict of its own; under rule 4 the earlier
+		// report's is carried forward.
 		if dec.Carried != nil {
 			res.Verdict = Verdict(dec.Carried.Verdict)
 		}

@@ -24,11 +24,11 @@ func TestSkip(t *testing.T) {
 		wantRule int // 0: reviewed
 		wantVerd review.Verdict
 	}{
-		{name: "closed", pr: func(p *githubtest.PR) { p.State = "closed" }, wantRule: 1, wantVerd: review.Ready},
-		{name: "merged, rerun", pr: func(p *githubtest.PR) { p.State, p.Merged = "closed", true }, rerun: true, wantRule: 1, wantVerd: review.Ready},
-		{name: "draft", pr: func(p *githubtest.PR) { p.Draft = true }, wantRule: 2, wantVerd: review.Ready},
-		{name: "draft, rerun", pr: func(p *githubtest.PR) { p.Draft = true }, rerun: true, wantRule: 2, wantVerd: review.Ready},
-		{name: "bump, rerun", pr: func(p *githubtest.PR) { p.Title, p.Body = "chore(deps): bump x from 1 to 2", "" }, rerun: true, wantRule: 3, wantVerd: review.Ready},
+		{name: "closed", pr: func(p *githubtest.PR) { p.State = "closed" }, wantRule: 1, wantVerd: ""},
+		{name: "merged, rerun", pr: func(p *githubtest.PR) { p.State, p.Merged = "closed", true }, rerun: true, wantRule: 1, wantVerd: ""},
+		{name: "draft", pr: func(p *githubtest.PR) { p.Draft = true }, wantRule: 2, wantVerd: ""},
+		{name: "draft, rerun", pr: func(p *githubtest.PR) { p.Draft = true }, rerun: true, wantRule: 2, wantVerd: ""},
+		{name: "bump, rerun", pr: func(p *githubtest.PR) { p.Title, p.Body = "chore(deps): bump x from 1 to 2", "" }, rerun: true, wantRule: 3, wantVerd: ""},
 		{name: "reviewed", comment: [2]string{"github-actions[bot]", ourReport}, wantRule: 4, wantVerd: review.NotReady},
 		{name: "reviewed, rerun", comment: [2]string{"github-actions[bot]", ourReport}, rerun: true},
 		{name: "marker from someone else", comment: [2]string{"mallory", ourReport}},
