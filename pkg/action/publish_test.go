@@ -279,6 +279,23 @@ func (r racingGitHub) CreateComment(ctx context.Context, owner, repo string, n i
 	return c, err
 }
 
+// fasterRunGitHub is the real client, except that a concurrent run posted
+// its report just before ours and, having re-listed first, deleted ours
+// as the newer duplicate before we re-list.
+type fasterRunGitHub struct {
+	*github.Client
+	srv *githubtest.Server
+}
+
+func (r fasterRunGitHub) CreateComment(ctx context.Context, owner, repo string, n int, body string) (github.Comment, error) {
+	r.srv.AddComment(n, pubBot, oldReport("concurrent run"))
+	c, err := r.Client.CreateComment(ctx, owner, repo, n, body)
+	if err != nil {
+		return c, err
+	}
+	return c, r.Client.DeleteComment(ctx, owner, repo, c.ID)
+}
+
 // TestPublishConcurrentDuplicate: when another run's report appears
 // between our listing and our re-listing, exactly one report comment
 // remains: the oldest, holding our body.
@@ -305,6 +322,13 @@ func TestPublishConcurrentDuplicate(t *testing.T) {
 			run: func(t *testing.T, e *pubEnv) action.StepOutputs {
 				return e.publish(t, racingGitHub{e.gh, e.srv}, action.ModeComment, false, result(action.ModeComment, true), e.pr(t))
 			},
+		},
+		{
+			name: "other run posted first and deleted ours before we re-listed",
+			run: func(t *testing.T, e *pubEnv) action.StepOutputs {
+				return e.publish(t, fasterRunGitHub{e.gh, e.srv}, action.ModeComment, false, result(action.ModeComment, true), e.pr(t))
+			},
+			wantOldest: true,
 		},
 		{
 			name: "two runs with the same stale listing",

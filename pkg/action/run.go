@@ -345,11 +345,12 @@ func (p publisher) comment(ctx context.Context, res review.Result, pr *review.PR
 		return created.HTMLURL, nil // created; the duplicate check is best effort
 	}
 	own = p.own(all)
-	if len(own) <= 1 {
+	if len(own) == 0 || (len(own) == 1 && own[0].ID == created.ID) {
 		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
 		return created.HTMLURL, nil
 	}
-	// A concurrent run also created one: the oldest survives, with our body.
+	// Another run posted too (and may already have deleted ours): the
+	// oldest survives and carries this run's body.
 	keep := own[0]
 	for _, extra := range own[1:] {
 		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
