@@ -28,11 +28,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -244,6 +246,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c.Personas = splitList(in["personas"])
+	for _, name := range c.Personas {
+		if !slices.Contains(persona.Names(), name) {
+			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(persona.Names(), ", ")))
+		}
+	}
 
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
 	c.MaxConcurrency = p.number("max-concurrency", in["max-concurrency"], MinMaxConcurrency, MaxMaxConcurrency)
@@ -430,6 +437,16 @@ func (e *ConfigError) Error() string {
 		parts[i] = p.String()
 	}
 	return string(ErrConfig) + ": " + strings.Join(parts, "; ")
+}
+
+// Only reports whether every problem is about the one input named.
+func (e *ConfigError) Only(input string) bool {
+	for _, p := range e.Problems {
+		if p.Input != input {
+			return false
+		}
+	}
+	return len(e.Problems) > 0
 }
 
 // Is makes errors.Is(err, ErrConfig) true.

@@ -346,3 +346,17 @@ func TestConfigExcludeUsesScopeRules(t *testing.T) {
 		t.Fatalf("LoadConfig error = %v; want one naming input exclude and the pattern !vendor", err)
 	}
 }
+
+// TestConfigPersonasReportedWithOthers: an unknown persona name is one of
+// the problems LoadConfig reports together, naming the input.
+func TestConfigPersonasReportedWithOthers(t *testing.T) {
+	env := map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k", "INPUT_PERSONAS": "security, sekurity", "INPUT_FAIL-ON": "P9"}
+	_, err := LoadConfig(func(k string) string { return env[k] })
+	var ce *ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
+		t.Fatalf("LoadConfig error = %v; want two problems (fail-on, personas)", err)
+	}
+	if !strings.Contains(err.Error(), `input personas: unknown persona "sekurity"`) {
+		t.Errorf("error %q does not name the unknown persona", err)
+	}
+}

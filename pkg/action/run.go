@@ -2,8 +2,6 @@ package action
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +54,10 @@ type Deps struct {
 	ReadFile func(string) ([]byte, error)
 	// Fence fixes the prompt data fence (tests); empty means random.
 	Fence string
+	// MissingKey, when set, is the configuration error of an empty api-key
+	// on a run that gets no secrets (a fork or Dependabot PR): only the
+	// skip pre-check runs, and a PR it does not skip fails with it.
+	MissingKey error
 }
 
 // CheckName is the check run's name, the one branch protection requires.
@@ -102,10 +104,22 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
 		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
+		PrecheckOnly: d.MissingKey != nil,
 	}
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	if errors.Is(err, review.ErrNeedsModel) {
+		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
+		d.Actions.Errorf("%s", msg)
+		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
+		setOutputs(d.Actions, StepOutputs{})
+		return fmt.Errorf("%w: %w", ErrUsage, d.MissingKey)
+	}
 	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
 		if pr == nil || pr.Info == nil {
+			// Nothing can be posted: the log and the job summary say why.
+			msg := report.Redact(escapeLine(err.Error()), c.Secrets())
+			d.Actions.Errorf("anchor-review could not run: %s", msg)
+			d.Actions.AddStepSummary("anchor-review could not run: " + msg)
 			return fmt.Errorf("%w: %w", ErrCannotRun, err)
 		}
 		// The PR was read, so the author can be told the review did not run.
@@ -410,11 +424,3 @@ func escapeLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
-// LogUntrusted prints untrusted text to the log between stop-commands
-// markers, so nothing in it can issue a workflow command.
-func LogUntrusted(w io.Writer, text string) {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	token := "anchor-review-" + hex.EncodeToString(b[:])
-	fmt.Fprintf(w, "::stop-commands::%s\n%s\n::%s::\n", token, strings.TrimRight(text, "\n"), token)
-}

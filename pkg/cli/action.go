@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
@@ -19,9 +21,15 @@ import (
 func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(stdout))
 	cfg, err := action.LoadConfig(getenv)
+	var missingKey error
 	if err != nil {
-		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
-		return err
+		if !noSecretsRun(cfg, err, getenv) {
+			a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+			return err
+		}
+		// A fork or Dependabot PR gets no secrets: the pre-check still
+		// runs (a dependency bump skips cleanly), the review cannot.
+		missingKey = err
 	}
 	action.Mask(a, cfg)
 	personas, err := loadTeam(cfg.Personas)
@@ -33,17 +41,36 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	if err != nil {
 		return fmt.Errorf("%w: %w", action.ErrUsage, err)
 	}
-	model, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
-	if err != nil {
-		return fmt.Errorf("%w: %w", action.ErrUsage, err)
+	var model llm.Completer // none without a key: only the pre-check runs
+	if missingKey == nil {
+		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+		if err != nil {
+			return fmt.Errorf("%w: %w", action.ErrUsage, err)
+		}
+		model = m
 	}
-	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout})
-	if errors.Is(err, action.ErrUsage) {
+	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout, MissingKey: missingKey})
+	if errors.Is(err, action.ErrUsage) && missingKey == nil {
 		// An unsupported event or a missing PR number: say so where the
 		// run's page shows it, not only in the raw log.
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return err
+}
+
+// noSecretsRun reports whether err is only an empty api-key on a run that
+// GitHub gives no secrets: a pull request from a fork, or one Dependabot
+// triggered. Such a run still gets the skip pre-check.
+func noSecretsRun(cfg action.Config, err error, getenv func(string) string) bool {
+	var ce *action.ConfigError
+	if !errors.As(err, &ce) || !ce.Only("api-key") {
+		return false
+	}
+	if getenv("GITHUB_ACTOR") == "dependabot[bot]" {
+		return true
+	}
+	ev, everr := action.ReadEvent(cfg, os.ReadFile)
+	return everr == nil && ev.Review && ev.Fork
 }
 
 // loadTeam loads the persona prompts and checks a `personas` restriction

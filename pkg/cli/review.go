@@ -31,7 +31,7 @@ type reviewFlags struct {
 	githubToken, githubAPIURL, serverURL       string
 	apiKey, baseURL                            string
 	model, strongModel, validatorModel, failOn string
-	botLogin                                   string
+	botLogin, record                           string
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
 }
@@ -62,6 +62,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.validatorModel, "validator-model", "", "model for the validator (default --model)")
 	fl.StringVar(&f.failOn, "fail-on", action.DefaultFailOn, "exit 1 when a posted finding is at this severity or worse (P0..P3, never)")
 	fl.StringVar(&f.botLogin, "bot-login", action.DefaultBotLogin, "the identity whose marker comments count as ours")
+	fl.StringVar(&f.record, "record", "", "append every model answer to this cassette `FILE` (JSONL, see fixtures/cassettes/README.md)")
 	fl.Var(&f.exclude, "exclude", "glob of paths not to review (repeatable, or comma-separated)")
 	fl.Var(&f.personas, "personas", "restrict the team to these personas (comma-separated)")
 	fl.IntVar(&f.maxValidations, "max-validations", action.DefaultMaxValidations, "validator budget")
@@ -100,9 +101,18 @@ Flags:`)
 	if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}
-	model, err := newModel(mc)
+	live, err := newModel(mc)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	var model llm.Completer = live
+	if f.record != "" {
+		file, err := os.OpenFile(f.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("%w: --record: %w", ErrUsage, err)
+		}
+		defer file.Close()
+		model = llm.NewRecorder(live, file)
 	}
 	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/prompts"
 )
 
 // The local change under review: testdata/review holds the base and head
@@ -534,5 +536,50 @@ func TestReviewHelp(t *testing.T) {
 				t.Errorf("review %s does not mention $%s", arg, env)
 			}
 		}
+	}
+}
+
+// TestReviewRecordReplays: `review --record FILE` writes a cassette of the
+// live answers, and replaying it answers the same review with no server.
+func TestReviewRecordReplays(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	cassette := filepath.Join(t.TempDir(), "rec.jsonl")
+
+	live, stderr, err := run(t, noEnv, "review", "--json", "--diff", invoicePatch, "--base-url", m.URL, "--api-key", "k", "--record", cassette)
+	if err != nil {
+		t.Fatalf("review --record: %v\n%s", err, stderr)
+	}
+	rp, err := llm.LoadCassette(os.DirFS(filepath.Dir(cassette)), filepath.Base(cassette))
+	if err != nil {
+		t.Fatalf("LoadCassette: %v", err)
+	}
+	if rp.Len() != len(m.Requests()) || rp.Len() == 0 {
+		t.Fatalf("cassette entries: got %d; want one per request (%d)", rp.Len(), len(m.Requests()))
+	}
+	rp, err = rp.WithSchemas(prompts.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	f := reviewFlags{diffFile: invoicePatch, dir: ".", asJSON: true, model: "gpt-4.1-mini", failOn: "P1", botLogin: "github-actions[bot]", maxValidations: 15, maxConcurrency: 8, maxCalls: 60}
+	if err := reviewWith(context.Background(), f, noEnv, team, rp, nil, &out, &errOut); err != nil {
+		t.Fatalf("replayed review: %v\n%s", err, errOut.String())
+	}
+	var a, b review.Result
+	if err := json.Unmarshal([]byte(live), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out.String()), &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Findings) != 1 || len(b.Findings) != 1 || a.Findings[0].Title != b.Findings[0].Title {
+		t.Errorf("replayed findings %+v; want the live ones %+v", b.Findings, a.Findings)
 	}
 }

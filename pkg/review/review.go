@@ -40,6 +40,10 @@ type GitHub interface {
 	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
 }
 
+// ErrNeedsModel is returned by a PrecheckOnly review whose pull request
+// passed Stage 1: reviewing it needs the model.
+var ErrNeedsModel = errors.New("the pull request needs a review and no model is available")
+
 // ErrAllPersonasFailed is returned (wrapped, alongside a usable Result) when
 // no persona produced an answer: the review could not run.
 var ErrAllPersonasFailed = errors.New("every persona failed")
@@ -84,6 +88,11 @@ type Options struct {
 	InputBudget    int // tokens per persona call for the diff; 0 = default
 
 	BotLogin string
+
+	// PrecheckOnly stops after Stage 1 (a run with no model key: fork and
+	// Dependabot PRs get no secrets). A PR that is not skipped returns
+	// ErrNeedsModel.
+	PrecheckOnly bool
 
 	// Fence is the per-run data fence token; empty means a fresh random one.
 	Fence string
@@ -173,6 +182,9 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		return res, pr, nil
 	}
 	o.logf("skip: none of the four rules fired")
+	if o.PrecheckOnly {
+		return res, pr, ErrNeedsModel
+	}
 
 	// Stage 2: scope.
 	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)

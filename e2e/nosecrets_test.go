@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+)
+
+// TestNoSecretsRuns: GitHub gives no secrets to runs for fork and
+// Dependabot pull requests, so api-key is empty there. The skip pre-check
+// still runs (it needs no model): a dependency bump skips cleanly, exit 0.
+// A pull request that needs a review fails with exit 2 naming api-key,
+// after the pre-check's two reads and with no write and no model call.
+func TestNoSecretsRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		pr       githubtest.PR
+		fork     bool
+		actor    string
+		wantExit int
+		want     []string
+	}{
+		{name: "dependabot bump", pr: githubtest.PR{Title: "chore(deps): bump golang.org/x/net from 0.23.0 to 0.24.0", Author: "dependabot[bot]"},
+			actor: "dependabot[bot]", wantExit: 0, want: []string{"skipped"}},
+		{name: "dependabot bump with a body", pr: githubtest.PR{Title: "chore(deps): bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
+			actor: "dependabot[bot]", wantExit: 2, want: []string{"::error::", "api-key", "Dependabot"}},
+		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
+			want: []string{"::error::", "api-key", "fork"}},
+		{name: "fork draft", pr: githubtest.PR{Draft: true}, fork: true, actor: "forker", wantExit: 0, want: []string{"skipped"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newStage(t)
+			pr := s.addPR(tt.pr)
+			s.event("pull_request", "pull_request.opened", pr)
+			if tt.fork {
+				forkEvent(t, s.env["GITHUB_EVENT_PATH"])
+			}
+
+			// A remote endpoint: a loopback one (Ollama) needs no key at all.
+			r := s.run(map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": "https://llm.example.com/v1", "GITHUB_ACTOR": tt.actor})
+
+			if r.exit != tt.wantExit {
+				t.Errorf("exit code %d; want %d%s", r.exit, tt.wantExit, r.logs())
+			}
+			log := r.stdout + r.stderr
+			for _, w := range tt.want {
+				if !strings.Contains(log, w) {
+					t.Errorf("log lacks %q%s", w, r.logs())
+				}
+			}
+			if n := len(s.gh.Requests()); n != 2 {
+				t.Errorf("GitHub requests: got %d; want 2 (the pre-check's reads)\n%s", n, describe(s.gh.Requests()))
+			}
+			if w := writes(s.gh.Requests()); len(w) != 0 {
+				t.Errorf("writes: got %s; want none", describe(w))
+			}
+			if n := len(s.model.Requests()); n != 0 {
+				t.Errorf("model requests: got %d; want 0", n)
+			}
+		})
+	}
+}
+
+// forkEvent rewrites the event file so the head repository is a fork.
+func forkEvent(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatal(err)
+	}
+	head := ev["pull_request"].(map[string]any)["head"].(map[string]any)
+	head["repo"].(map[string]any)["full_name"] = "forker/" + strings.Split(repoFull, "/")[1]
+	out, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
