@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/cli"
 )
 
@@ -24,22 +22,12 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// exitCode is the one place errors become exit codes (SPEC section 3):
-// 0 success, neutral or skipped; 1 blocking findings; 2 usage or
-// configuration error; 3 the review could not run.
+// exitCode prints a failed run's error on one line (an error may quote
+// untrusted text, which must not start a workflow command of its own) and
+// returns cli.ExitCode's mapping.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintf(stderr, "anchor-review: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error()))
 	}
-	// One line: an error may quote untrusted text, which must not start a
-	// workflow command of its own on a new line.
-	fmt.Fprintf(stderr, "anchor-review: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error()))
-	switch {
-	case errors.Is(err, action.ErrBlocking):
-		return 1
-	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, cli.ErrUsage):
-		return 2
-	default:
-		return 3
-	}
+	return cli.ExitCode(err)
 }

@@ -344,6 +344,14 @@ func httpURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
+// Loopback reports whether the URL s points at the machine the action runs
+// on (localhost, *.localhost, a loopback address), where a local model
+// server needs no api-key.
+func Loopback(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Host != "" && loopback(u)
+}
+
 // loopback reports whether u points at the machine the action runs on.
 func loopback(u *url.URL) bool {
 	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))

@@ -19,6 +19,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Exit-code classes. main maps them to 1, 2 and 3 in one place; nil is 0.
@@ -258,7 +259,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	if res.Skipped {
 		p.logf("anchor-review: skipped: %s", res.SkipReason)
-		if res.Carried == nil && res.SkipRule != 4 {
+		if res.Carried == nil && res.SkipRule != skip.RuleReviewed {
 			out.Conclusion = ""
 			return out
 		}
@@ -423,4 +424,3 @@ func writeReport(dir string, res review.Result, secrets []string, logf func(stri
 func escapeLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
-

@@ -5,6 +5,8 @@
 package cli
 
 import (
+	"github.com/anchor-review/anchor-review/pkg/action"
+
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +49,21 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	fmt.Fprint(stderr, usageText)
 	return fmt.Errorf("%w: unknown command %q", ErrUsage, args[0])
+}
+
+// ExitCode is the one place errors become exit codes (SPEC section 3):
+// 0 success, neutral or skipped; 1 blocking findings; 2 usage or
+// configuration error; 3 the review could not run.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, action.ErrBlocking):
+		return 1
+	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage):
+		return 2
+	}
+	return 3
 }
 
 // listFlag collects a repeatable or comma-separated flag.

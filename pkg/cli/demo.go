@@ -9,12 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
@@ -74,7 +76,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return nil
 	}
-	if !contains(names, *name) {
+	if !slices.Contains(names, *name) {
 		return fmt.Errorf("%w: no demo pull request %q (have: %s)", ErrUsage, *name, strings.Join(names, ", "))
 	}
 	return demo(ctx, *name, stdout)
@@ -92,15 +94,6 @@ func demoNames() ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // demo is the demo proper, replaying the fixture's recorded answers.
@@ -178,7 +171,7 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 	posted := srv.Comments(pr.Number)
 	var body string
 	for _, c := range posted {
-		if c.Author == demoBot && strings.HasPrefix(c.Body, "<!-- anchor-review:report -->") {
+		if c.Author == demoBot && marker.HasReport(c.Body) {
 			body = c.Body
 		}
 	}

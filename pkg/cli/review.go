@@ -178,9 +178,9 @@ func failOnRank(s string) (int, bool) {
 	return 0, false
 }
 
-func localEndpoint(u string) bool {
-	return strings.Contains(u, "://localhost") || strings.Contains(u, "://127.0.0.1") || strings.Contains(u, "://[::1]")
-}
+// localEndpoint reports whether u is an endpoint on this machine (no key
+// needed), with the Action's own rule.
+func localEndpoint(u string) bool { return action.Loopback(u) }
 
 // reviewWith runs the review with the given model; gh, when not nil,
 // replaces the real GitHub client (tests).
@@ -288,6 +288,10 @@ func (f reviewFlags) localDiff(ctx context.Context) (*diff.Diff, func(context.Co
 	case f.diffFile != "":
 		raw, err = os.ReadFile(f.diffFile)
 		head = func(_ context.Context, p string) (string, bool, error) {
+			// Paths come from the (untrusted) diff: only files inside --dir.
+			if !filepath.IsLocal(filepath.FromSlash(p)) {
+				return "", false, nil
+			}
 			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
 			if errors.Is(err, os.ErrNotExist) {
 				return "", false, nil
@@ -297,6 +301,9 @@ func (f reviewFlags) localDiff(ctx context.Context) (*diff.Diff, func(context.Co
 	default:
 		raw, err = git(ctx, f.dir, "diff", "--no-color", "--no-ext-diff", f.base+"...HEAD")
 		head = func(ctx context.Context, p string) (string, bool, error) {
+			if !filepath.IsLocal(filepath.FromSlash(p)) {
+				return "", false, nil
+			}
 			b, err := git(ctx, f.dir, "show", "HEAD:"+p)
 			if err != nil {
 				return "", false, nil

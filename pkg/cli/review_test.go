@@ -583,3 +583,40 @@ func TestReviewRecordReplays(t *testing.T) {
 		t.Errorf("replayed findings %+v; want the live ones %+v", b.Findings, a.Findings)
 	}
 }
+
+// TestReviewHeadFilesStayInDir: file paths come from the untrusted diff; the
+// validator never gets a file from outside --dir.
+func TestReviewHeadFilesStayInDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	secret := filepath.Join(filepath.Dir(dir), "outside-secret.txt")
+	if err := os.WriteFile(secret, []byte("TOP-SECRET-CANARY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(secret) })
+	patch := filepath.Join(dir, "evil.patch")
+	evil := "diff --git a/../outside-secret.txt b/../outside-secret.txt\n--- a/../outside-secret.txt\n+++ b/../outside-secret.txt\n@@ -1 +1 @@\n-x\n+TOP-SECRET-CANARY\n"
+	if err := os.WriteFile(patch, []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := reviewFlags{diffFile: patch, dir: dir}
+	_, head, err := f.localDiff(context.Background())
+	if err != nil {
+		t.Fatalf("localDiff: %v", err)
+	}
+	got, found, err := head(context.Background(), "../outside-secret.txt")
+	if err != nil || found || got != "" {
+		t.Errorf("head(../outside-secret.txt) = %q, %v, %v; want nothing read", got, found, err)
+	}
+}
+
+func TestLocalEndpoint(t *testing.T) {
+	for u, want := range map[string]bool{
+		"http://localhost:11434/v1": true, "http://127.0.0.1:8000": true, "http://[::1]:1/v1": true,
+		"http://localhost.evil.example/v1": false, "https://api.openai.com/v1": false,
+	} {
+		if got := localEndpoint(u); got != want {
+			t.Errorf("localEndpoint(%q) = %v; want %v", u, got, want)
+		}
+	}
+}

@@ -434,7 +434,7 @@ func parseDuration(v string, unit float64) (time.Duration, bool) {
 		return 0, false
 	}
 	ns := f * unit
-	if ns > float64(math.MaxInt64) {
+	if ns >= float64(math.MaxInt64) { // 2^63 itself overflows the conversion
 		return time.Duration(math.MaxInt64), true
 	}
 	return time.Duration(ns), true

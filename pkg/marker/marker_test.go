@@ -53,3 +53,22 @@ func ExampleParseMeta() {
 	fmt.Println(HasReport(body), m.Verdict, m.Conclusion, m.Blocking, err)
 	// Output: true not-ready failure 1 <nil>
 }
+
+// FuzzParseMeta: every PR comment body reaches ParseMeta and HasReport
+// (skip rule 4); neither may panic, and a parsed meta round-trips.
+func FuzzParseMeta(f *testing.F) {
+	f.Add(Report + "\n" + FormatMeta(Meta{HeadSHA: "abc", Verdict: "ready", Conclusion: "success"}))
+	f.Add("<!-- anchor-review:meta {\"version\":1} -->")
+	f.Add("<!-- anchor-review:meta {\"version\":1,\"verdict\":\"--><b>\"} -->\n" + Report)
+	f.Fuzz(func(t *testing.T, body string) {
+		_ = HasReport(body)
+		m, err := ParseMeta(body)
+		if err != nil {
+			return
+		}
+		again, err := ParseMeta(FormatMeta(m))
+		if err != nil || again != m {
+			t.Fatalf("round trip of %+v: got %+v, %v", m, again, err)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Annotation is one check-run annotation on a line of the head commit. The
@@ -89,7 +90,7 @@ func Check(r review.Result, o Options) CheckOutput {
 func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	conclusion, blocking := Conclusion(r, o.FailOn)
 	out := CheckOutput{Conclusion: conclusion}
-	if r.SkipRule != 4 {
+	if r.SkipRule != skip.RuleReviewed {
 		out.Title = "Review skipped: " + skipRuleName(r.SkipRule)
 		out.Summary = Truncate(skippedLine(r, o)+"\n", limit)
 		return out

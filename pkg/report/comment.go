@@ -12,6 +12,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Rendering limits for model text inside a cell or list item, in runes.
@@ -80,7 +81,7 @@ func skippedLine(r review.Result, o Options) string {
 	if reason := Sanitize(r.SkipReason, o); reason != "" {
 		line += ": " + clip(reason, reasonMax)
 	}
-	if r.SkipRule == 4 {
+	if r.SkipRule == skip.RuleReviewed {
 		if c := r.Carried; c != nil {
 			line += fmt.Sprintf("; the verdict of the review of %s is carried forward (%s, %s)",
 				shaText(c.HeadSHA, o), carriedLabel(c.Verdict), Sanitize(c.Conclusion, o))

@@ -23,6 +23,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Size limits, in runes.
@@ -151,7 +152,7 @@ func Conclusion(r review.Result, failOn string) (string, int) {
 }
 
 func skippedConclusion(r review.Result) (string, int) {
-	if r.SkipRule != 4 {
+	if r.SkipRule != skip.RuleReviewed {
 		return ConclusionSkipped, 0
 	}
 	if r.Carried == nil {
@@ -172,18 +173,7 @@ func effectiveVerdict(r review.Result) review.Verdict {
 	case review.Ready, review.ReadyWithFixes, review.NotReady, review.Degraded:
 		return r.Verdict
 	}
-	for _, f := range r.Findings {
-		if f.Severity.Rank() <= finding.P1.Rank() {
-			return review.NotReady
-		}
-	}
-	switch {
-	case r.Partial || r.AllFailed:
-		return review.Degraded
-	case len(r.Findings) > 0:
-		return review.ReadyWithFixes
-	}
-	return review.Ready
+	return review.DecideVerdict(r)
 }
 
 // verdictLabel is the human verdict the comment ends with. A degraded review

@@ -348,7 +348,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	}
 	synth.Number(posted)
 	res.Findings = posted
-	res.Verdict = decideVerdict(*res)
+	res.Verdict = DecideVerdict(*res)
 	return nil
 }
 
@@ -623,9 +623,11 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// decideVerdict is the one place the verdict is decided (by code, never by
-// the model): see docs/ARCHITECTURE.md.
-func decideVerdict(r Result) Verdict {
+// DecideVerdict is the one place the verdict is decided (by code, never by
+// the model): not-ready when a posted finding is P0 or P1; else degraded
+// when the review was partial or could not run; else ready-with-fixes when
+// anything is posted; else ready.
+func DecideVerdict(r Result) Verdict {
 	blocking, posted := false, len(r.Findings) > 0
 	for _, f := range r.Findings {
 		if f.Severity.Rank() <= finding.P1.Rank() {

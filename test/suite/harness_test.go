@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -252,19 +251,8 @@ func (w *world) collect(err error, stdout, stderr string) outcome {
 	return out
 }
 
-// exitCode mirrors main.exitCode: the one mapping of errors to exit codes.
-func exitCode(err error) int {
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, action.ErrBlocking):
-		return 1
-	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, cli.ErrUsage):
-		return 2
-	default:
-		return 3
-	}
-}
+// exitCode is the binary's mapping of errors to exit codes.
+func exitCode(err error) int { return cli.ExitCode(err) }
 
 // parseOutputs reads a GITHUB_OUTPUT file ("name<<DELIM", value lines,
 // "DELIM", or "name=value"); a later value of a name wins.
