@@ -373,7 +373,9 @@ func TestModelFaults(t *testing.T) {
 		setup func(w *world)
 		// timeout, when set, runs with that per-call model timeout.
 		timeout time.Duration
-		check   func(t *testing.T, w *world, o outcome)
+		// short names the personas the timeout applies to (nil: every call).
+		short map[string]bool
+		check func(t *testing.T, w *world, o outcome)
 	}{
 		{
 			name: "500 once, then OK",
@@ -485,6 +487,7 @@ func TestModelFaults(t *testing.T) {
 		{
 			name:    "one persona times out: not retried, the others go on",
 			timeout: 300 * time.Millisecond,
+			short:   map[string]bool{"performance": true},
 			setup: func(w *world) {
 				w.model.Script("performance", llmtest.Reply{Delay: 20 * time.Second, Content: valid("performance")})
 			},
@@ -521,7 +524,7 @@ func TestModelFaults(t *testing.T) {
 			tc.setup(w)
 			var o outcome
 			if tc.timeout > 0 {
-				o = w.runWith(nil, llm.Config{CallTimeout: tc.timeout})
+				o = w.runShort(nil, llm.Config{CallTimeout: tc.timeout}, tc.short)
 			} else {
 				o = w.run()
 			}

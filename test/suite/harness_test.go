@@ -215,6 +215,14 @@ func (w *world) run() outcome {
 // (not slept) and the model's per-call timeout can be short. The clients
 // are the real ones, talking HTTP to the fakes.
 func (w *world) runWith(ghOpts []github.Option, mc llm.Config) outcome {
+	return w.runShort(ghOpts, mc, nil)
+}
+
+// runShort is runWith where the personas named in short (nil: every call)
+// use mc's CallTimeout and every other call the default one, so a short
+// timeout meant for one slow persona cannot fire on a busy machine for the
+// others.
+func (w *world) runShort(ghOpts []github.Option, mc llm.Config, short map[string]bool) outcome {
 	w.t.Helper()
 	var stdout, stderr bytes.Buffer
 	cfg, err := action.LoadConfig(w.getenv)
@@ -232,9 +240,18 @@ func (w *world) runWith(ghOpts []github.Option, mc llm.Config) outcome {
 		w.t.Fatal(err)
 	}
 	mc.BaseURL, mc.APIKey, mc.Schemas = cfg.BaseURL, cfg.APIKey, prompts.Schemas()
-	model, err := llm.New(mc)
+	shortModel, err := llm.New(mc)
 	if err != nil {
 		w.t.Fatal(err)
+	}
+	var model llm.Completer = shortModel
+	if short != nil {
+		mc.CallTimeout = 0
+		normal, err := llm.New(mc)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		model = splitModel{short: short, shortModel: shortModel, normal: normal}
 	}
 	err = action.Run(context.Background(), cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: &stdout})
 	return w.collect(err, stdout.String(), stderr.String())
@@ -253,6 +270,19 @@ func (w *world) collect(err error, stdout, stderr string) outcome {
 
 // exitCode is the binary's mapping of errors to exit codes.
 func exitCode(err error) int { return cli.ExitCode(err) }
+
+// splitModel sends the personas in short to shortModel, the rest to normal.
+type splitModel struct {
+	short              map[string]bool
+	shortModel, normal llm.Completer
+}
+
+func (m splitModel) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
+	if m.short[r.Persona] {
+		return m.shortModel.Complete(ctx, r)
+	}
+	return m.normal.Complete(ctx, r)
+}
 
 // parseOutputs reads a GITHUB_OUTPUT file ("name<<DELIM", value lines,
 // "DELIM", or "name=value"); a later value of a name wins.
