@@ -164,7 +164,9 @@ func TestConcurrentRunsLeaveOneComment(t *testing.T) {
 	s := newStage(t)
 	pr := s.addPR(githubtest.PR{})
 	s.answers(map[string][]map[string]any{"correctness": {offByOne("P2")}})
-	s.gh.Inject(githubtest.Fault{Method: http.MethodPost, PathContains: "/issues/", Delay: 150 * time.Millisecond})
+	// A barrier: both runs' creates are held until both have arrived, so
+	// the runs overlap on any machine.
+	s.gh.Inject(githubtest.Fault{Method: http.MethodPost, PathContains: "/issues/", HoldUntil: 2, Times: 2})
 	s.event("pull_request", "pull_request.synchronize", pr)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -189,7 +191,7 @@ func TestConcurrentRunsLeaveOneComment(t *testing.T) {
 		}
 	}
 	if creates != 2 {
-		t.Logf("only %d create(s): the runs did not overlap this time", creates)
+		t.Fatalf("%d create(s); want 2: the barrier should make both runs post", creates)
 	}
 	want := fmt.Sprintf("#issuecomment-%d", got[0].ID)
 	for i, r := range []result{a, b} {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,6 +30,39 @@ type Fault struct {
 	Times int
 	// Delay is waited (or the request's context ends) before answering.
 	Delay time.Duration
+	// HoldUntil, when above 1, holds matching requests until that many have
+	// arrived, then lets them all go on together (or each goes on after
+	// Delay, 10 s when Delay is 0): a barrier that makes concurrent
+	// requests really overlap, whatever the machine's speed.
+	HoldUntil int
+
+	gate *gate // the barrier's shared state, made by Inject
+}
+
+// gate is a barrier that opens when its count is reached.
+type gate struct {
+	mu      sync.Mutex
+	arrived int
+	open    chan struct{}
+}
+
+// wait counts one arrival and blocks until want have arrived, the timeout
+// passes, or done is closed. It reports whether the gate opened.
+func (g *gate) wait(want int, timeout time.Duration, done <-chan struct{}) bool {
+	g.mu.Lock()
+	if g.arrived++; g.arrived == want {
+		close(g.open)
+	}
+	g.mu.Unlock()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-g.open:
+		return true
+	case <-t.C:
+	case <-done:
+	}
+	return false
 }
 
 func (f *Fault) matches(r *http.Request, path string) bool {

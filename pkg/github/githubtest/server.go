@@ -210,6 +210,9 @@ func (s *Server) Inject(faults ...Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range faults {
+		if f.HoldUntil > 1 {
+			f.gate = &gate{open: make(chan struct{})}
+		}
 		s.faults = append(s.faults, &f)
 	}
 }
@@ -284,6 +287,14 @@ func (s *Server) front(next http.Handler) http.Handler {
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "4999")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+		if hit != nil && hit.gate != nil {
+			timeout := hit.Delay
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
+			hit.gate.wait(hit.HoldUntil, timeout, r.Context().Done())
+			hit.Delay = 0 // the barrier replaced the delay
+		}
 		if hit != nil {
 			if hit.Delay > 0 {
 				t := time.NewTimer(hit.Delay)

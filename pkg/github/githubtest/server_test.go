@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
@@ -271,5 +272,39 @@ func TestWebhookFixturesShipped(t *testing.T) {
 		if _, err := fixtures.FS.ReadFile("github/" + name); err != nil {
 			t.Errorf("got %v; want github/%s embedded", err, name)
 		}
+	}
+}
+
+// TestHoldUntil: the barrier holds matching requests until the count
+// arrives, then lets them go on together.
+func TestHoldUntil(t *testing.T) {
+	s := githubtest.New()
+	defer s.Close()
+	s.AddPR(githubtest.PR{Number: 1})
+	s.Inject(githubtest.Fault{Method: "POST", PathContains: "/comments", HoldUntil: 2, Times: 2, Delay: 5 * time.Second})
+	post := func() int {
+		resp, err := s.HTTPClient().Post(s.URL+"/repos/o/r/issues/1/comments", "application/json", strings.NewReader(`{"body":"x"}`))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	first := make(chan int)
+	go func() { first <- post() }()
+	select {
+	case <-first:
+		t.Fatal("the first request went through before the second arrived")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if code := post(); code != 201 {
+		t.Errorf("second create: got %d; want 201", code)
+	}
+	if code := <-first; code != 201 {
+		t.Errorf("first create: got %d; want 201", code)
+	}
+	if n := len(s.Comments(1)); n != 2 {
+		t.Errorf("comments: got %d; want 2", n)
 	}
 }
