@@ -77,10 +77,10 @@ func ParseAnswer(b []byte) (finding.Answer, error) {
 			return finding.Answer{}, bad("line must be an integer >= 1")
 		case r.WhyItMatters == nil || strings.TrimSpace(*r.WhyItMatters) == "":
 			return finding.Answer{}, bad("why_it_matters is required")
-		case r.AutofixClass == nil || !slices.Contains(finding.AutofixClasses, *r.AutofixClass):
-			return finding.Answer{}, bad("autofix_class must be one of %s", strings.Join(finding.AutofixClasses, ", "))
-		case r.Owner == nil || !slices.Contains(finding.Owners, *r.Owner):
-			return finding.Answer{}, bad("owner must be one of %s", strings.Join(finding.Owners, ", "))
+		case r.AutofixClass == nil || !slices.Contains(finding.AutofixClasses(), *r.AutofixClass):
+			return finding.Answer{}, bad("autofix_class must be one of %s", strings.Join(finding.AutofixClasses(), ", "))
+		case r.Owner == nil || !slices.Contains(finding.Owners(), *r.Owner):
+			return finding.Answer{}, bad("owner must be one of %s", strings.Join(finding.Owners(), ", "))
 		case r.RequiresVerification == nil:
 			return finding.Answer{}, bad("requires_verification is required")
 		case r.Confidence == nil || !finding.ValidAnchor(*r.Confidence):

@@ -295,8 +295,8 @@ func Score(persona string, c Case, a finding.Answer) PairResult {
 
 // calibration tallies scored findings (TP and FP) per anchor.
 func calibration(rs []FindingResult) []AnchorStat {
-	out := make([]AnchorStat, len(finding.Anchors))
-	for k, anchor := range finding.Anchors {
+	out := make([]AnchorStat, len(finding.Anchors()))
+	for k, anchor := range finding.Anchors() {
 		out[k].Anchor = anchor
 		for _, r := range rs {
 			if r.Confidence != anchor || (r.Outcome != TruePositive && r.Outcome != FalsePositive) {

@@ -34,14 +34,15 @@ func (s Severity) Rank() int {
 // Valid reports whether s is one of P0..P3.
 func (s Severity) Valid() bool { return s.Rank() < 4 }
 
-// Anchors are the only confidence values a finding may carry.
-var Anchors = []int{0, 25, 50, 75, 100}
+// Anchors returns the only confidence values a finding may carry, lowest
+// first (a fresh slice: callers may not change the rule for others).
+func Anchors() []int { return []int{0, 25, 50, 75, 100} }
 
 // GateAnchor is the lowest anchor that may reach the report comment.
 const GateAnchor = 75
 
 // ValidAnchor reports whether c is one of the five anchors.
-func ValidAnchor(c int) bool { return slices.Contains(Anchors, c) }
+func ValidAnchor(c int) bool { return slices.Contains(Anchors(), c) }
 
 // Promote returns the next anchor step up (50→75, 75→100, 100 stays).
 func Promote(c int) int {
@@ -58,12 +59,17 @@ func Promote(c int) int {
 	return 25
 }
 
-// Routing values, most aggressive first; synthesis keeps the most
-// conservative (highest index) when merging.
-var (
-	AutofixClasses = []string{"safe_auto", "gated_auto", "manual", "advisory"}
-	Owners         = []string{"review-fixer", "downstream-resolver", "human", "release"}
-)
+// AutofixClasses returns the autofix_class values, most aggressive first;
+// synthesis keeps the most conservative (highest index) when merging.
+func AutofixClasses() []string {
+	return []string{"safe_auto", "gated_auto", "manual", "advisory"}
+}
+
+// Owners returns the owner values, most aggressive first; synthesis keeps
+// the most conservative (highest index) when merging.
+func Owners() []string {
+	return []string{"review-fixer", "downstream-resolver", "human", "release"}
+}
 
 // Finding is one problem a reviewer persona reported. The JSON fields up to
 // SuggestedFix are exactly the model-facing schema in

@@ -11,7 +11,7 @@ func TestPromote(t *testing.T) {
 			t.Errorf("Promote(%d) = %d; want %d", tt.in, got, tt.want)
 		}
 	}
-	for _, a := range Anchors {
+	for _, a := range Anchors() {
 		if Promote(a) < a {
 			t.Errorf("Promote(%d) lowered the anchor", a)
 		}

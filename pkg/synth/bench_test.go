@@ -34,9 +34,9 @@ func benchInput() Input {
 				File:         fmt.Sprintf("pkg/p%d/f.go", r.IntN(200)),
 				Line:         r.IntN(300) + 1,
 				WhyItMatters: "it breaks",
-				AutofixClass: finding.AutofixClasses[r.IntN(4)],
-				Owner:        finding.Owners[r.IntN(4)],
-				Confidence:   finding.Anchors[r.IntN(5)],
+				AutofixClass: finding.AutofixClasses()[r.IntN(4)],
+				Owner:        finding.Owners()[r.IntN(4)],
+				Confidence:   finding.Anchors()[r.IntN(5)],
 				Evidence:     []string{"quoted code"},
 			})
 		}

@@ -131,23 +131,24 @@ func splitPreExisting(gs []group) (keep, pre []group) {
 
 // routeConservatively is step 5: a merged finding takes the most conservative
 // autofix_class and owner any member gave (the highest index in
-// finding.AutofixClasses / finding.Owners), and needs verification when any
+// finding.AutofixClasses() / finding.Owners()), and needs verification when any
 // member said so.
 func routeConservatively(gs []group) {
+	classes, owners := finding.AutofixClasses(), finding.Owners()
 	for i := range gs {
 		f := &gs[i].f
 		fix, own := -1, -1
 		verify := false
 		for _, m := range gs[i].members {
-			fix = max(fix, slices.Index(finding.AutofixClasses, m.AutofixClass))
-			own = max(own, slices.Index(finding.Owners, m.Owner))
+			fix = max(fix, slices.Index(classes, m.AutofixClass))
+			own = max(own, slices.Index(owners, m.Owner))
 			verify = verify || m.RequiresVerification
 		}
 		if fix >= 0 {
-			f.AutofixClass = finding.AutofixClasses[fix]
+			f.AutofixClass = classes[fix]
 		}
 		if own >= 0 {
-			f.Owner = finding.Owners[own]
+			f.Owner = owners[own]
 		}
 		f.RequiresVerification = verify
 	}

@@ -58,8 +58,8 @@ func genInput(r *rand.Rand) Input {
 				File:                 pick(genFileRefs),
 				Line:                 r.IntN(44),
 				WhyItMatters:         pick([]string{"breaks", "leaks", "slow"}),
-				AutofixClass:         pick(finding.AutofixClasses),
-				Owner:                pick(finding.Owners),
+				AutofixClass:         pick(finding.AutofixClasses()),
+				Owner:                pick(finding.Owners()),
 				RequiresVerification: r.IntN(2) == 0,
 				Confidence:           []int{0, 25, 50, 50, 75, 75, 100}[r.IntN(7)],
 				PreExisting:          r.IntN(10) == 0,
@@ -239,7 +239,7 @@ func TestPromoteNeverLowers(t *testing.T) {
 	for range 1000 {
 		var gs []group
 		for range r.IntN(10) {
-			f := fnd("x", "a.go", 1, finding.P1, finding.Anchors[r.IntN(len(finding.Anchors))])
+			f := fnd("x", "a.go", 1, finding.P1, finding.Anchors()[r.IntN(len(finding.Anchors()))])
 			f.Reviewers = genPersonas[:r.IntN(len(genPersonas))+1]
 			gs = append(gs, group{f: f})
 		}

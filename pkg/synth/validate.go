@@ -55,8 +55,8 @@ func schemaValid(f finding.Finding) bool {
 		utf8.RuneCountInString(f.Title) > maxTitle,
 		strings.TrimSpace(f.File) == "",
 		f.Line < 1,
-		!slices.Contains(finding.AutofixClasses, f.AutofixClass),
-		!slices.Contains(finding.Owners, f.Owner):
+		!slices.Contains(finding.AutofixClasses(), f.AutofixClass),
+		!slices.Contains(finding.Owners(), f.Owner):
 		return false
 	}
 	return slices.ContainsFunc(f.Evidence, func(e string) bool { return strings.TrimSpace(e) != "" })
