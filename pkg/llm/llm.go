@@ -71,8 +71,9 @@ type Request struct {
 	// Key is a stable hash of the asked data (see Key); empty means
 	// RequestKey computes it from the messages.
 	Key string
-	// Label is free text a Recorder writes next to the answer (for example
-	// "demo/buggy: correctness"); it is never sent to the model.
+	// Label is free text a Recorder writes next to the answer, never sent
+	// to the model: pkg/prompt sets the persona name, or "file:line" of
+	// the finding for the validator.
 	Label string
 	// AllowRepair, when set, is asked before the one repair request of a
 	// malformed answer; false skips the repair and the call fails with

@@ -21,14 +21,6 @@ type glob struct {
 	re      *regexp.Regexp
 }
 
-// compileGlob turns an exclude glob into a regular expression.
-//
-// Syntax, after .gitignore: `*` matches within one path segment, `?` one
-// character, `[abc]`/`[!a-z]` a class, `**` any number of segments, `\`
-// escapes. A pattern without a slash matches a file or directory name at
-// any depth (`*.md`, `vendor`); a pattern with one is anchored at the
-// repository root (`docs/**`, `/build`). A pattern that names a directory
-// also matches everything under it, and a trailing slash is allowed.
 // CheckPatterns reports the first malformed pattern of exclude, with the
 // same rules Apply uses, so configuration can be refused before any work.
 func CheckPatterns(exclude []string) error {
@@ -43,6 +35,14 @@ func CheckPatterns(exclude []string) error {
 	return nil
 }
 
+// compileGlob turns an exclude glob into a regular expression.
+//
+// Syntax, after .gitignore: `*` matches within one path segment, `?` one
+// character, `[abc]`/`[!a-z]` a class, `**` any number of segments, `\`
+// escapes. A pattern without a slash matches a file or directory name at
+// any depth (`*.md`, `vendor`); a pattern with one is anchored at the
+// repository root (`docs/**`, `/build`). A pattern that names a directory
+// also matches everything under it, and a trailing slash is allowed.
 func compileGlob(pattern string) (glob, error) {
 	bad := func(why string) (glob, error) {
 		return glob{}, fmt.Errorf("%w %q: %s", ErrBadPattern, pattern, why)
