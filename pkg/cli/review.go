@@ -45,7 +45,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.pr, "pr", 0, "the pull request number (with --repo)")
 	fl.BoolVar(&f.post, "post", false, "post the report comment and the check run (runs the validator)")
 	fl.StringVar(&f.diffFile, "diff", "", "review a local unified diff file instead of a PR (- for stdin)")
-	fl.StringVar(&f.base, "base", "", "review `git diff REF...HEAD` of the local repository instead of a PR")
+	fl.StringVar(&f.base, "base", "", "review git diff `REF`...HEAD of the local repository instead of a PR")
 	fl.StringVar(&f.dir, "dir", ".", "the local repository for --base, and where --diff reads head files")
 	fl.StringVar(&f.title, "title", "", "the change's title for a local diff")
 	fl.StringVar(&f.body, "body", "", "the change's description for a local diff")
