@@ -18,8 +18,10 @@ func TestNoSecretsRuns(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
+		event    string // "" means pull_request
 		pr       githubtest.PR
 		fork     bool
+		requests int // GitHub requests; the pre-check's two reads when 0
 		actor    string
 		wantExit int
 		want     []string
@@ -31,13 +33,24 @@ func TestNoSecretsRuns(t *testing.T) {
 		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
 			want: []string{"::error::", "api-key", "fork"}},
 		{name: "fork draft", pr: githubtest.PR{Draft: true}, fork: true, actor: "forker", wantExit: 0, want: []string{"skipped"}},
+		// pull_request_target runs get secrets even for forks: an empty key
+		// there is a configuration error before any request.
+		{name: "fork on pull_request_target", event: "pull_request_target", pr: githubtest.PR{Draft: true}, fork: true, actor: "forker",
+			wantExit: 2, requests: -1, want: []string{"::error::", "input api-key"}},
+		// Not a pull request event: the exception does not apply.
+		{name: "dependabot push", event: "push", pr: githubtest.PR{}, actor: "dependabot[bot]",
+			wantExit: 2, requests: -1, want: []string{"::error::", "input api-key"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newStage(t)
 			pr := s.addPR(tt.pr)
-			s.event("pull_request", "pull_request.opened", pr)
+			event := tt.event
+			if event == "" {
+				event = "pull_request"
+			}
+			s.event(event, "pull_request.opened", pr)
 			if tt.fork {
 				forkEvent(t, s.env["GITHUB_EVENT_PATH"])
 			}
@@ -54,8 +67,16 @@ func TestNoSecretsRuns(t *testing.T) {
 					t.Errorf("log lacks %q%s", w, r.logs())
 				}
 			}
-			if n := len(s.gh.Requests()); n != 2 {
-				t.Errorf("GitHub requests: got %d; want 2 (the pre-check's reads)\n%s", n, describe(s.gh.Requests()))
+			want := 2
+			switch tt.requests {
+			case -1:
+				want = 0
+			case 0:
+			default:
+				want = tt.requests
+			}
+			if n := len(s.gh.Requests()); n != want {
+				t.Errorf("GitHub requests: got %d; want %d\n%s", n, want, describe(s.gh.Requests()))
 			}
 			if w := writes(s.gh.Requests()); len(w) != 0 {
 				t.Errorf("writes: got %s; want none", describe(w))
@@ -64,6 +85,32 @@ func TestNoSecretsRuns(t *testing.T) {
 				t.Errorf("model requests: got %d; want 0", n)
 			}
 		})
+	}
+}
+
+// TestCarriedFailureWithReadOnlyToken: rule 4 carries an earlier failure
+// forward; when the check run cannot be written (a read-only token), the
+// step's exit code carries it, so a push after a failed review never
+// passes.
+func TestCarriedFailureWithReadOnlyToken(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.gh.AddComment(pr.Number, botLogin, "<!-- anchor-review:report -->\n"+
+		`<!-- anchor-review:meta {"version":1,"head_sha":"`+strings.Repeat("c", 40)+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
+	s.gh.Inject(githubtest.ReadOnlyToken())
+	s.event("pull_request", "pull_request.synchronize", pr)
+
+	r := s.run(nil)
+
+	if r.exit != 1 {
+		t.Errorf("exit code %d; want 1 (the carried failure)%s", r.exit, r.logs())
+	}
+	if got := r.outputs["skipped"]; got != "true" {
+		t.Errorf("skipped = %q; want true", got)
+	}
+	if n := len(s.model.Requests()); n != 0 {
+		t.Errorf("model requests: got %d; want 0", n)
 	}
 }
 

@@ -190,8 +190,8 @@ func TestConcurrentRunsLeaveOneComment(t *testing.T) {
 			creates++
 		}
 	}
-	if creates != 2 {
-		t.Fatalf("%d create(s); want 2: the barrier should make both runs post", creates)
+	if creates != 2 || s.gh.BarrierTimeouts() != 0 {
+		t.Fatalf("%d create(s), %d barrier timeouts; want 2 and 0: the barrier should make both runs post together", creates, s.gh.BarrierTimeouts())
 	}
 	want := fmt.Sprintf("#issuecomment-%d", got[0].ID)
 	for i, r := range []result{a, b} {

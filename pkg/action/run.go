@@ -22,7 +22,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
-// Exit-code classes. main maps them to 1, 2 and 3 in one place; nil is 0.
+// Exit-code classes; cli.ExitCode maps them to 1, 2 and 3 (nil is 0).
 var (
 	// ErrBlocking: a posted finding meets fail-on (exit 1).
 	ErrBlocking = errors.New("blocking findings")
@@ -112,7 +112,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
 		d.Actions.Errorf("%s", msg)
 		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
-		setOutputs(d.Actions, StepOutputs{})
+		setNotReviewed(d.Actions)
 		return fmt.Errorf("%w: %w", ErrUsage, d.MissingKey)
 	}
 	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
@@ -121,6 +121,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 			msg := report.Redact(escapeLine(err.Error()), c.Secrets())
 			d.Actions.Errorf("anchor-review could not run: %s", msg)
 			d.Actions.AddStepSummary("anchor-review could not run: " + msg)
+			setNotReviewed(d.Actions)
 			return fmt.Errorf("%w: %w", ErrCannotRun, err)
 		}
 		// The PR was read, so the author can be told the review did not run.
@@ -145,6 +146,11 @@ func Run(ctx context.Context, c Config, d Deps) error {
 			err = errors.New("every persona failed")
 		}
 		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+	case out.Skipped && out.Conclusion == "failure" && !out.CheckWritten:
+		// Rule 4 carried a failure forward but the check run could not be
+		// written (a read-only token): the exit code must carry it, or a
+		// push after a failed review would pass.
+		return fmt.Errorf("%w: the earlier review's failure is carried forward and the check run could not be written", ErrBlocking)
 	case out.Skipped:
 		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
 		// the carried-forward check run, not the step, holds the verdict.
@@ -165,6 +171,17 @@ type StepOutputs struct {
 	ReportPath          string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
+	// CheckWritten is true when the check run was created (not an output).
+	CheckWritten bool
+}
+
+// setNotReviewed sets the outputs of a run that reviewed nothing: not
+// skipped, and no count, verdict or conclusion that could read as clean.
+func setNotReviewed(a *githubactions.Action) {
+	a.SetOutput(OutputSkipped, "false")
+	for _, name := range []string{OutputSkipReason, OutputFindings, OutputVerdict, OutputConclusion, OutputCommentURL, OutputReportPath} {
+		a.SetOutput(name, "")
+	}
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) {
@@ -267,7 +284,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		// verdict forward so skipping can never turn a required check green.
 		chk := report.Check(res, ro)
 		out.Conclusion = chk.Conclusion
-		p.check(ctx, res, chk)
+		out.CheckWritten = p.check(ctx, res, chk)
 		return out
 	}
 
@@ -293,7 +310,8 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		out.CommentURL = url
 	}
 	chk := report.Check(res, ro)
-	if !p.check(ctx, res, chk) {
+	out.CheckWritten = p.check(ctx, res, chk)
+	if !out.CheckWritten {
 		readOnly = true
 	}
 	if readOnly {

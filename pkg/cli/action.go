@@ -50,7 +50,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		model = m
 	}
 	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout, MissingKey: missingKey})
-	if errors.Is(err, action.ErrUsage) && missingKey == nil {
+	if errors.Is(err, action.ErrUsage) && !errors.Is(err, action.ErrConfig) {
 		// An unsupported event or a missing PR number: say so where the
 		// run's page shows it, not only in the raw log.
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
@@ -66,11 +66,13 @@ func noSecretsRun(cfg action.Config, err error, getenv func(string) string) bool
 	if !errors.As(err, &ce) || !ce.Only("api-key") {
 		return false
 	}
-	if getenv("GITHUB_ACTOR") == "dependabot[bot]" {
-		return true
-	}
 	ev, everr := action.ReadEvent(cfg, os.ReadFile)
-	return everr == nil && ev.Review && ev.Fork
+	if everr != nil || !ev.Review {
+		return false
+	}
+	// pull_request_target runs do get secrets, even for forks.
+	fork := ev.Fork && ev.Name == action.EventPullRequest
+	return fork || getenv("GITHUB_ACTOR") == "dependabot[bot]"
 }
 
 // loadTeam loads the persona prompts and checks a `personas` restriction

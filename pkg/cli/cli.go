@@ -5,13 +5,13 @@
 package cli
 
 import (
-	"github.com/anchor-review/anchor-review/pkg/action"
-
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/action"
 )
 
 // ErrUsage marks a command-line mistake (exit code 2).

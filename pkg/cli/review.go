@@ -62,7 +62,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.validatorModel, "validator-model", "", "model for the validator (default --model)")
 	fl.StringVar(&f.failOn, "fail-on", action.DefaultFailOn, "exit 1 when a posted finding is at this severity or worse (P0..P3, never)")
 	fl.StringVar(&f.botLogin, "bot-login", action.DefaultBotLogin, "the identity whose marker comments count as ours")
-	fl.StringVar(&f.record, "record", "", "append every model answer to this cassette `FILE` (JSONL, see fixtures/cassettes/README.md)")
+	fl.StringVar(&f.record, "record", "", "write every model answer to this cassette `FILE` (JSONL, see fixtures/cassettes/README.md; replaced if it exists)")
 	fl.Var(&f.exclude, "exclude", "glob of paths not to review (repeatable, or comma-separated)")
 	fl.Var(&f.personas, "personas", "restrict the team to these personas (comma-separated)")
 	fl.IntVar(&f.maxValidations, "max-validations", action.DefaultMaxValidations, "validator budget")
@@ -107,7 +107,7 @@ Flags:`)
 	}
 	var model llm.Completer = live
 	if f.record != "" {
-		file, err := os.OpenFile(f.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		file, err := os.Create(f.record)
 		if err != nil {
 			return fmt.Errorf("%w: --record: %w", ErrUsage, err)
 		}

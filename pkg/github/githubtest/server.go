@@ -115,7 +115,10 @@ type Server struct {
 	contents map[string]string  // ref + "\x00" + path
 	checks   []*CheckRun
 	faults   []*Fault
-	requests []Request
+	// barrierTimeouts counts held requests released by their timeout
+	// instead of the gate opening.
+	barrierTimeouts int
+	requests        []Request
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -211,10 +214,23 @@ func (s *Server) Inject(faults ...Fault) {
 	defer s.mu.Unlock()
 	for _, f := range faults {
 		if f.HoldUntil > 1 {
+			if f.Times > 0 && f.Times < f.HoldUntil {
+				// The fault would be spent before the gate could open.
+				panic(fmt.Sprintf("githubtest: Fault with HoldUntil %d and Times %d can never open", f.HoldUntil, f.Times))
+			}
 			f.gate = &gate{open: make(chan struct{})}
 		}
 		s.faults = append(s.faults, &f)
 	}
+}
+
+// BarrierTimeouts returns how many requests a HoldUntil fault released
+// because its wait ran out rather than because the gate opened: tests that
+// rely on the barrier assert zero.
+func (s *Server) BarrierTimeouts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.barrierTimeouts
 }
 
 // Requests returns every request received so far, in order.
@@ -292,7 +308,14 @@ func (s *Server) front(next http.Handler) http.Handler {
 			if timeout == 0 {
 				timeout = 10 * time.Second
 			}
-			hit.gate.wait(hit.HoldUntil, timeout, r.Context().Done())
+			if !hit.gate.wait(hit.HoldUntil, timeout, r.Context().Done()) {
+				if r.Context().Err() != nil {
+					return // the client gave up: serve nothing, as Delay does
+				}
+				s.mu.Lock()
+				s.barrierTimeouts++
+				s.mu.Unlock()
+			}
 			hit.Delay = 0 // the barrier replaced the delay
 		}
 		if hit != nil {

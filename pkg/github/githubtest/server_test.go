@@ -307,4 +307,18 @@ func TestHoldUntil(t *testing.T) {
 	if n := len(s.Comments(1)); n != 2 {
 		t.Errorf("comments: got %d; want 2", n)
 	}
+	if n := s.BarrierTimeouts(); n != 0 {
+		t.Errorf("barrier timeouts: got %d; want 0 (the gate opened when the second arrived)", n)
+	}
+}
+
+func TestHoldUntilThatCannotOpenPanics(t *testing.T) {
+	s := githubtest.New()
+	defer s.Close()
+	defer func() {
+		if recover() == nil {
+			t.Error("Inject accepted HoldUntil 3 with Times 2")
+		}
+	}()
+	s.Inject(githubtest.Fault{Method: "POST", HoldUntil: 3, Times: 2})
 }
