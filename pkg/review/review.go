@@ -199,7 +199,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 	}
-	standards := r.readStandards(ctx, o, d, info.BaseSHA)
+	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
 	// previous-comments selects on review comments from people (SPEC's
 	// table), and those are what it reads; conversation comments are not
 	// review comments.
@@ -220,7 +220,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
-	err = r.run(ctx, o, &res, d, pc, humans, truncated, heads)
+	err = r.run(ctx, o, &res, d, attrs, pc, humans, truncated, heads)
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }
@@ -238,15 +238,27 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 	if head == nil {
 		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	}
-	err := r.run(ctx, o, &res, d, pc, 0, nil, head)
+	// A local change is the user's own: its standards files and
+	// .gitattributes are read where head reads files (the working tree or
+	// HEAD), since there is no base commit to read them from.
+	var attrs scope.Attributes
+	if text, found, err := head(ctx, ".gitattributes"); err == nil && found {
+		attrs = scope.ParseAttributes(text)
+	}
+	for _, p := range scope.StandardsPaths(d.Files) {
+		if content, found, err := head(ctx, p); err == nil && found {
+			pc.Standards = append(pc.Standards, prompt.Standards{Path: p, Content: content})
+		}
+	}
+	err := r.run(ctx, o, &res, d, attrs, pc, 0, nil, head)
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, err
 }
 
 // run is everything after the diff is in hand: scope, select, dispatch,
 // synthesize, validate, verdict.
-func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff, pc prompt.Context, humans int, notReviewed []Excluded, head func(context.Context, string) (string, bool, error)) error {
-	sc, err := scope.Apply(d, o.Exclude)
+func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff, attrs scope.Attributes, pc prompt.Context, humans int, notReviewed []Excluded, head func(context.Context, string) (string, bool, error)) error {
+	sc, err := scope.ApplyWith(d, o.Exclude, attrs)
 	if err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
@@ -692,22 +704,27 @@ func (c *fileCache) get(ctx context.Context, path string) (string, bool, error) 
 	return e.content, e.found, e.err
 }
 
-// readStandards fetches AGENTS.md / CLAUDE.md at the BASE commit: the PR
-// cannot rewrite its own rules. One tree listing says which candidates
-// exist, so the cost is one request plus one per standards file present;
-// when the listing fails or is truncated, the candidates are probed one by
-// one, nearest the root first, at most maxStandardsProbes of them.
-func (r *Reviewer) readStandards(ctx context.Context, o Options, d *diff.Diff, baseSHA string) []prompt.Standards {
+// readBase reads what the review takes from the BASE commit — the PR
+// cannot rewrite its own rules: the AGENTS.md / CLAUDE.md files that apply
+// to changed files, and the .gitattributes linguist marks. One tree listing
+// says which exist, so the cost is one request plus one per file present;
+// when the listing fails or is truncated, the standards candidates are
+// probed one by one, nearest the root first, at most maxStandardsProbes.
+func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes) {
 	paths := scope.StandardsPaths(d.Files)
-	if len(paths) == 0 {
-		return nil
-	}
-	if tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA); err == nil && !truncated {
+	var attrs scope.Attributes
+	tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA)
+	if err == nil && !truncated {
 		present := map[string]bool{}
 		for _, p := range tree {
 			present[p] = true
 		}
 		paths = slices.DeleteFunc(paths, func(p string) bool { return !present[p] })
+		if present[".gitattributes"] {
+			if text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, ".gitattributes", baseSHA); err == nil && found {
+				attrs = scope.ParseAttributes(text)
+			}
+		}
 	} else {
 		if err != nil {
 			o.logf("scope: cannot list the base tree (%v); probing standards files one by one", err)
@@ -730,7 +747,7 @@ func (r *Reviewer) readStandards(ctx context.Context, o Options, d *diff.Diff, b
 			out = append(out, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	return out
+	return out, attrs
 }
 
 // parseSource turns what GitHub returned into one parsed diff.

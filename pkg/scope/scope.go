@@ -61,6 +61,56 @@ type Scope struct {
 // the glob syntax); blank entries and entries starting with '#' are
 // skipped. A malformed glob is an error naming it, wrapping ErrBadPattern.
 func Apply(d *diff.Diff, exclude []string) (Scope, error) {
+	return ApplyWith(d, exclude, Attributes{})
+}
+
+// Attributes are the paths a repository's .gitattributes marks
+// linguist-generated or linguist-vendored: the repository's own word that
+// a file is not written by hand.
+type Attributes struct {
+	generated, vendored []glob
+}
+
+// ParseAttributes reads .gitattributes text. A line is a pattern and its
+// attributes; `linguist-generated` (or `=true`) and `linguist-vendored`
+// mark paths, `-linguist-…` and `…=false` do not. Comments, blank lines
+// and patterns this package cannot compile are skipped: the file belongs
+// to the repository, and a bad line there must not stop a review.
+func ParseAttributes(text string) Attributes {
+	var a Attributes
+	for line := range strings.Lines(text) {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		g, err := compileGlob(fields[0])
+		if err != nil {
+			continue
+		}
+		for _, attr := range fields[1:] {
+			switch attr {
+			case "linguist-generated", "linguist-generated=true":
+				a.generated = append(a.generated, g)
+			case "linguist-vendored", "linguist-vendored=true":
+				a.vendored = append(a.vendored, g)
+			}
+		}
+	}
+	return a
+}
+
+func (a Attributes) marks(globs []glob, p string) bool {
+	for _, g := range globs {
+		if g.match(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ApplyWith is Apply that also honours the linguist-generated and
+// linguist-vendored marks of the base commit's .gitattributes.
+func ApplyWith(d *diff.Diff, exclude []string, attrs Attributes) (Scope, error) {
 	var globs []glob
 	for _, p := range exclude {
 		p = strings.TrimSpace(p)
@@ -78,7 +128,7 @@ func Apply(d *diff.Diff, exclude []string) (Scope, error) {
 		return s, nil
 	}
 	for _, f := range d.Files {
-		if reason := excludeReason(f, globs); reason != "" {
+		if reason := excludeReason(f, globs, attrs); reason != "" {
 			s.Excluded = append(s.Excluded, Excluded{Path: f.Path(), Reason: reason})
 			continue
 		}
@@ -90,7 +140,7 @@ func Apply(d *diff.Diff, exclude []string) (Scope, error) {
 	return s, nil
 }
 
-func excludeReason(f *diff.File, globs []glob) string {
+func excludeReason(f *diff.File, globs []glob, attrs Attributes) string {
 	p := f.Path()
 	switch {
 	case f.Binary:
@@ -103,9 +153,9 @@ func excludeReason(f *diff.File, globs []glob) string {
 		return ReasonNoChange
 	case isLock(p):
 		return ReasonLock
-	case isVendored(p):
+	case isVendored(p) || attrs.marks(attrs.vendored, p):
 		return ReasonVendored
-	case isGeneratedName(p) || hasGeneratedMarker(f):
+	case isGeneratedName(p) || hasGeneratedMarker(f) || attrs.marks(attrs.generated, p):
 		return ReasonGenerated
 	}
 	for _, g := range globs {

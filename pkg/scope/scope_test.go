@@ -282,3 +282,40 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyWithAttributes(t *testing.T) {
+	attrs := ParseAttributes(`# generated code
+models/*.go linguist-generated=true
+web/out/** linguist-generated
+third/** linguist-vendored
+docs/gen.md -linguist-generated
+bad[ linguist-generated
+keep.go linguist-generated=false
+`)
+	d := &diff.Diff{}
+	for _, p := range []string{"models/user.go", "web/out/app.js", "third/lib/x.go", "docs/gen.md", "keep.go", "main.go"} {
+		d.Files = append(d.Files, &diff.File{NewPath: p, Status: diff.Modified, Hunks: []diff.Hunk{{NewStart: 1, NewLines: 1, OldStart: 1, OldLines: 1,
+			Lines: []diff.Line{{Kind: diff.Add, Text: "x", NewNo: 1}}}}})
+	}
+	s, err := ApplyWith(d, nil, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range s.Excluded {
+		got[e.Path] = e.Reason
+	}
+	want := map[string]string{"models/user.go": ReasonGenerated, "web/out/app.js": ReasonGenerated, "third/lib/x.go": ReasonVendored}
+	for p, r := range want {
+		if got[p] != r {
+			t.Errorf("%s: got reason %q; want %q", p, got[p], r)
+		}
+	}
+	var kept []string
+	for _, f := range s.Files {
+		kept = append(kept, f.Path())
+	}
+	if strings.Join(kept, ",") != "docs/gen.md,keep.go,main.go" {
+		t.Errorf("reviewed %v; want docs/gen.md, keep.go, main.go", kept)
+	}
+}
