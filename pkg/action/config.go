@@ -233,7 +233,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		p.add("mode", fmt.Sprintf("%q is not one of %s, %s", in["mode"], ModeComment, ModeReportOnly))
 	}
 
-	c.FailOn, err = parseFailOn(in["fail-on"])
+	c.FailOn, err = ParseFailOn(in["fail-on"])
 	if err != nil {
 		p.add("fail-on", err.Error())
 	}
@@ -317,7 +317,9 @@ func ParsePRNumber(s string) (int, error) {
 	return int(n), nil
 }
 
-func parseFailOn(s string) (string, error) {
+// ParseFailOn normalises a fail-on value: P0..P3 upper-cased, or
+// FailOnNever; anything else is an error quoting the value.
+func ParseFailOn(s string) (string, error) {
 	switch u := strings.ToUpper(s); u {
 	case "P0", "P1", "P2", "P3":
 		return u, nil

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -409,11 +411,7 @@ func (p publisher) own(cs []github.Comment) []github.Comment {
 			out = append(out, c)
 		}
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortFunc(out, func(a, b github.Comment) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

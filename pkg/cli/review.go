@@ -137,8 +137,9 @@ func (f *reviewFlags) check(rest []string) error {
 	if f.post && local {
 		problems = append(problems, "--post needs a pull request (--repo and --pr)")
 	}
-	if _, ok := failOnRank(f.failOn); !ok {
-		problems = append(problems, fmt.Sprintf("--fail-on %q: want P0, P1, P2, P3 or never", f.failOn))
+	failOn, err := action.ParseFailOn(f.failOn)
+	if err != nil {
+		problems = append(problems, "--fail-on "+err.Error())
 	}
 	if f.maxConcurrency < 1 || f.maxCalls < 1 || f.maxValidations < 0 {
 		problems = append(problems, "--max-concurrency and --max-llm-calls must be at least 1, --max-validations at least 0")
@@ -149,33 +150,14 @@ func (f *reviewFlags) check(rest []string) error {
 			problems = append(problems, fmt.Sprintf("--personas: unknown persona %q (known: %s)", p, strings.Join(persona.Names(), ", ")))
 		}
 	}
-	if _, err := scope.Apply(nil, f.exclude); err != nil {
+	if err := scope.CheckPatterns(f.exclude); err != nil {
 		problems = append(problems, fmt.Sprintf("--exclude: %v", err))
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
-	f.failOn = strings.ToUpper(f.failOn)
-	if f.failOn == "NEVER" {
-		f.failOn = action.FailOnNever
-	}
+	f.failOn = failOn
 	return nil
-}
-
-func failOnRank(s string) (int, bool) {
-	switch strings.ToUpper(s) {
-	case "P0":
-		return 0, true
-	case "P1":
-		return 1, true
-	case "P2":
-		return 2, true
-	case "P3":
-		return 3, true
-	case "NEVER":
-		return 4, true
-	}
-	return 0, false
 }
 
 // localEndpoint reports whether u is an endpoint on this machine (no key
