@@ -8,6 +8,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,6 +131,15 @@ func (o *Options) defaults() {
 	}
 }
 
+// modelFor is the model a persona runs on: strong-model for the strong
+// tier (correctness, security, adversarial), model for the rest.
+func (o *Options) modelFor(p persona.Persona) string {
+	if p.Tier == persona.TierStrong {
+		return o.StrongModel
+	}
+	return o.Model
+}
+
 func (o *Options) logf(format string, args ...any) {
 	if o.Logf != nil {
 		o.Logf(format, args...)
@@ -198,6 +208,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	var truncated []Excluded
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
+		res.Partial = true
 	}
 	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
 	// previous-comments selects on review comments from people (SPEC's
@@ -293,6 +304,9 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	}
 	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
 	notReviewed = append(notReviewed, left...)
+	// Files too large for a call, or over the call budget, were meant to be
+	// reviewed: the review is partial (deliberate exclusions are not).
+	res.Partial = res.Partial || len(left) > 0
 	personaCalls := o.MaxLLMCalls
 	if o.Validate {
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
@@ -315,6 +329,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 			}
 		}
 		chunks = chunks[:keep]
+		res.Partial = true
 		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
@@ -331,7 +346,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 		}
 		partial = partial || pr.ChunksFailed > 0
 	}
-	res.Partial = res.Partial || failed > 0 || partial || partialFiles(res.Coverage.NotReviewed)
+	res.Partial = res.Partial || failed > 0 || partial
 	if len(team) > 0 && failed == len(team) {
 		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
 		res.Failure = "every persona failed; the first error: " + runs[0].Failed
@@ -408,10 +423,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 	g.SetLimit(o.MaxConcurrency)
 	for i, p := range team {
 		slots[i] = make([]slot, len(chunks))
-		model := o.Model
-		if p.Tier == persona.TierStrong {
-			model = o.StrongModel
-		}
+		model := o.modelFor(p.Persona)
 		for j, files := range chunks {
 			c := pc
 			c.Files, c.Fence = files, o.Fence
@@ -437,10 +449,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 	var results []synth.PersonaResult
 	runs := make([]PersonaRun, len(team))
 	for i, p := range team {
-		run := PersonaRun{Name: p.Name, Reason: p.Reason, Model: o.Model}
-		if p.Tier == persona.TierStrong {
-			run.Model = o.StrongModel
-		}
+		run := PersonaRun{Name: p.Name, Reason: p.Reason, Model: o.modelFor(p.Persona)}
 		merged := finding.Answer{Reviewer: p.Name}
 		var errs []string
 		for _, s := range slots[i] {
@@ -761,17 +770,8 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 	}
 	d := &diff.Diff{}
 	for _, cf := range src.Files {
-		oldPath, newPath := cf.Path, cf.Path
-		status := diff.Modified
-		switch cf.Status {
-		case "added":
-			status, oldPath = diff.Added, ""
-		case "removed":
-			status, newPath = diff.Deleted, ""
-		case "renamed":
-			status, oldPath = diff.Renamed, cf.PreviousPath
-		}
-		f, err := diff.ParsePatch(oldPath, newPath, status, cf.Patch)
+		// ParsePatch maps the files endpoint's status words and paths.
+		f, err := diff.ParsePatch(cf.PreviousPath, cf.Path, diff.Status(cf.Status), cf.Patch)
 		if err != nil {
 			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
 		}
@@ -795,7 +795,7 @@ func skipComments(cs []github.Comment) []skip.Comment {
 // decodeStrict decodes schema-checked JSON, refusing unknown fields a second
 // time so nothing the model invents can reach the pipeline.
 func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("decode answer: %w", err)
@@ -813,15 +813,4 @@ func dedupeExcluded(in []Excluded) []Excluded {
 		}
 	}
 	return out
-}
-
-// partialFiles reports whether a file was left unreviewed for a reason
-// other than a deliberate exclusion (a budget or size limit).
-func partialFiles(ex []Excluded) bool {
-	for _, e := range ex {
-		if strings.HasPrefix(e.Reason, "over the budget") || strings.HasPrefix(e.Reason, "too large") || strings.HasPrefix(e.Reason, "GitHub lists") {
-			return true
-		}
-	}
-	return false
 }
