@@ -7,6 +7,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -64,6 +65,22 @@ func ExitCode(err error) int {
 		return 2
 	}
 	return 3
+}
+
+// parseFlags parses a command's flags. help is true when the user asked
+// for --help (already printed: the command returns nil); a bad flag, or an
+// argument when the command takes none, is a usage error.
+func parseFlags(fl *flag.FlagSet, args []string, takesArgs bool) (help bool, err error) {
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if !takesArgs && fl.NArg() > 0 {
+		return false, fmt.Errorf("%w: %s takes no arguments, got %q", ErrUsage, fl.Name(), fl.Args())
+	}
+	return false, nil
 }
 
 // listFlag collects a repeatable or comma-separated flag.

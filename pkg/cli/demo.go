@@ -57,14 +57,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	if fl.NArg() > 0 {
-		return fmt.Errorf("%w: demo takes no arguments, got %q", ErrUsage, fl.Args())
+	if help, err := parseFlags(fl, args, false); help || err != nil {
+		return err
 	}
 	names, err := demoNames()
 	if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,14 +34,8 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintln(stderr, "Usage: anchor-review eval [--personas a,b] [--jsonl FILE] [--live [--record DIR]]\n\nScores each persona alone against the ground truth under fixtures/eval/:\nrecall, precision, F1 and calibration per anchor. Offline by default.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	if fl.NArg() > 0 {
-		return fmt.Errorf("%w: eval takes no arguments, got %q", ErrUsage, fl.Args())
+	if help, err := parseFlags(fl, args, false); help || err != nil {
+		return err
 	}
 	if *record != "" && !*live {
 		return fmt.Errorf("%w: --record needs --live", ErrUsage)

@@ -81,11 +81,8 @@ the check run. --diff and --base review a local change with no GitHub at all.
 Flags:`)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	if help, err := parseFlags(fl, args, true); help || err != nil {
+		return err
 	}
 	if err := f.check(fl.Args()); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
