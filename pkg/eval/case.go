@@ -14,6 +14,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
 // DefaultRoot is the directory of fixtures.FS that holds the shipped cases.
@@ -254,13 +255,7 @@ func normFile(p string) string {
 
 // knownPersonas returns the eleven personas of SPEC section 1, Stage 3, in
 // the table's order (the order reports use).
-func knownPersonas() []string {
-	return []string{
-		"correctness", "testing", "maintainability", "project-standards", "security",
-		"performance", "api-contract", "data-migrations", "reliability", "adversarial",
-		"previous-comments",
-	}
-}
+func knownPersonas() []string { return persona.Names() }
 
 // KnownPersona reports whether name is one of the SPEC's eleven personas.
 func KnownPersona(name string) bool { return slices.Contains(knownPersonas(), name) }

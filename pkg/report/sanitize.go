@@ -173,19 +173,12 @@ func secretValues(in []string) []string {
 // redact replaces secret values and secret-shaped text with Redacted.
 func redact(s string, secrets []string) string { return redactWith(s, secrets, Redacted) }
 
-// Redact replaces every value of secrets (four characters or longer) and
+// Redact replaces every value of secrets (long enough to be one; longest
+// first, so a secret containing another goes whole) and
 // anything shaped like a key or token (sk-…, ghp_…, github_pat_…, AKIA…,
 // private-key blocks, Bearer values, JWTs) with Redacted. It does no other
 // escaping: use it for text that is not Markdown (logs, the JSON report).
-func Redact(s string, secrets []string) string {
-	var long []string
-	for _, v := range secrets {
-		if len(v) >= 4 {
-			long = append(long, v)
-		}
-	}
-	return redact(s, long)
-}
+func Redact(s string, secrets []string) string { return redact(s, secretValues(secrets)) }
 
 // redactWith replaces secret values and secret-shaped text with repl,
 // repeating until nothing changes (a replacement can complete a pattern).

@@ -165,3 +165,11 @@ func TestRedactJSON(t *testing.T) {
 		t.Errorf("numbers changed: got %v; want 75", v["n"])
 	}
 }
+
+// TestRedactLongestFirst: a secret that contains another is redacted whole.
+func TestRedactLongestFirst(t *testing.T) {
+	got := Redact("key tok-abcd-efgh-1234 end", []string{"tok-abcd", "tok-abcd-efgh-1234"})
+	if got != "key "+Redacted+" end" {
+		t.Errorf("Redact = %q; want the longer secret redacted whole", got)
+	}
+}

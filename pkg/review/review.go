@@ -360,7 +360,9 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
-	res.Coverage.Demotions = out.Demotions
+	// Demotions count in both modes: dropped in comment mode, moved to
+	// testing gaps / residual risks in report-only mode.
+	res.Coverage.Demotions = out.Demotions + len(out.Demoted)
 	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
 	for _, pr := range results {
 		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)

@@ -234,3 +234,34 @@ func TestReportOnlySkipsValidator(t *testing.T) {
 		t.Errorf("findings: got %q; want %q", got, want)
 	}
 }
+
+// TestDemotionsCountedInBothModes: a P3 advisory testing finding is
+// demoted in either mode (dropped in comment mode, moved aside in
+// report-only mode), and Coverage.Demotions counts it both times.
+func TestDemotionsCountedInBothModes(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{review.ModeComment, review.ModeReportOnly} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.helpersPR(t, 30, "pkg/a/x.go")
+			e.model.Script("testing", llmtest.OK(answer(t, "testing", []finding.Finding{
+				f("No test for the new helper", finding.P3, "pkg/a/x.go", 4, 75, routing("advisory", "downstream-resolver")),
+			}, nil, nil)))
+			o := options()
+			o.Personas = []string{"testing"}
+			o.Mode, o.Validate = mode, mode == review.ModeComment
+
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if res.Coverage.Demotions != 1 || len(res.Findings) != 0 {
+				t.Errorf("demotions %d, findings %d; want 1, 0", res.Coverage.Demotions, len(res.Findings))
+			}
+			if wantMoved := mode == review.ModeReportOnly; (len(res.Demoted) == 1) != wantMoved {
+				t.Errorf("demoted kept aside: %d; want %v", len(res.Demoted), wantMoved)
+			}
+		})
+	}
+}
