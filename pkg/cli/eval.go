@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
-	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
@@ -114,11 +113,7 @@ func (l LiveAnswerer) Answer(ctx context.Context, name string, c eval.Case) ([]b
 	if p == nil {
 		return nil, fmt.Errorf("eval: no persona %q", name)
 	}
-	d, err := diff.Parse(c.Diff)
-	if err != nil {
-		return nil, fmt.Errorf("eval: case %s: %w", c.Name, err)
-	}
-	req := prompt.ForPersona(prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: d.Files, Fence: prompt.NewFence()}, *p, l.ModelName)
+	req := prompt.ForPersona(prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: c.Files, Fence: prompt.NewFence()}, *p, l.ModelName)
 	resp, err := l.Model.Complete(ctx, req)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 )
@@ -51,8 +52,9 @@ type Case struct {
 	Name  string // directory name under the root
 	Title string
 	Body  string
-	Diff  []byte  // the unified diff, git headers included
-	Truth []Issue // in file order
+	Diff  []byte       // the unified diff, git headers included
+	Files []*diff.File // Diff parsed by pkg/diff, as the pipeline parses it
+	Truth []Issue      // in file order
 	// Recorded lists the personas with a recorded answer, sorted.
 	Recorded []string
 }
@@ -122,10 +124,11 @@ func loadCase(fsys fs.FS, root, name string) (Case, error) {
 	if c.Diff, err = fs.ReadFile(fsys, diffPath); err != nil {
 		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
 	}
-	spans, err := parseSpans(c.Diff)
+	d, err := diff.Parse(c.Diff)
 	if err != nil {
 		return Case{}, fmt.Errorf("%w: %s: %w", ErrCase, diffPath, err)
 	}
+	c.Files = d.Files
 
 	truthPath := path.Join(dir, truthFile)
 	if b, err = fs.ReadFile(fsys, truthPath); err != nil {
@@ -135,7 +138,7 @@ func loadCase(fsys fs.FS, root, name string) (Case, error) {
 		return Case{}, fmt.Errorf("%w: %s%w", ErrCase, truthPath, err)
 	}
 	for _, is := range c.Truth {
-		if !spans.contains(is.File, is.Line) {
+		if !newSideLine(c.Files, is.File, is.Line) {
 			return Case{}, fmt.Errorf("%w: %s: issue %q: %s:%d is not on the new side of any hunk in %s",
 				ErrCase, truthPath, is.ID, is.File, is.Line, diffFile)
 		}
@@ -154,6 +157,18 @@ func loadCase(fsys fs.FS, root, name string) (Case, error) {
 		c.Recorded = append(c.Recorded, p)
 	}
 	return c, nil
+}
+
+// newSideLine reports whether line is on the new side of a hunk of file,
+// with the review pipeline's own parser.
+func newSideLine(files []*diff.File, file string, line int) bool {
+	for _, f := range files {
+		if f.Path() == normFile(file) {
+			_, ok := f.NewLine(line)
+			return ok
+		}
+	}
+	return false
 }
 
 // ParseTruth parses ground-truth JSONL: one Issue a line, blank lines
