@@ -182,7 +182,7 @@ func checkAnchorsTraceable(t *testing.T, in Input, out Output) {
 				}
 				for _, f := range r.Answer.Findings {
 					df, ok := files.lookup(f.File)
-					if !ok || filePath(df) != o.File || normalizeTitle(f.Title) != normalizeTitle(o.Title) || !schemaValid(f) {
+					if !ok || df.Path() != o.File || normalizeTitle(f.Title) != normalizeTitle(o.Title) || !schemaValid(f) {
 						continue
 					}
 					if f.Title == o.Title && f.Line == o.Line && f.Confidence <= o.Confidence {

@@ -39,7 +39,7 @@ func validate(fs []finding.Finding, files fileIndex, dropped map[string]int) []f
 			dropped[ReasonLineOutside]++
 			continue
 		}
-		f.File = filePath(df)
+		f.File = df.Path()
 		kept = append(kept, f)
 	}
 	return kept
@@ -69,31 +69,11 @@ func lineInNewVersion(f *diff.File, n int) bool {
 		return false
 	}
 	if f.Status == diff.Added {
-		if last := lastNewLine(f); last > 0 {
+		if last := f.LastNewLine(); last > 0 {
 			return n <= last
 		}
 	}
 	return true
-}
-
-// lastNewLine is the highest new-side line number in f's hunks (0: none).
-func lastNewLine(f *diff.File) int {
-	last := 0
-	for _, h := range f.Hunks {
-		for _, l := range h.Lines {
-			last = max(last, l.NewNo)
-		}
-	}
-	return last
-}
-
-// filePath is the file's path in the PR: the new path, or the old one for a
-// deleted file.
-func filePath(f *diff.File) string {
-	if f.NewPath != "" {
-		return f.NewPath
-	}
-	return f.OldPath
 }
 
 // normalizePath strips what models and diff tools put in front of a
@@ -130,21 +110,18 @@ type fileIndex struct {
 	exact map[string]*diff.File
 	// norm maps normalizePath of each path; nil marks an ambiguous key.
 	norm map[string]*diff.File
-	// lines caches each file's new-side line texts (step 6), built lazily.
-	lines map[*diff.File]map[int]string
 }
 
 func newFileIndex(files []*diff.File) fileIndex {
 	ix := fileIndex{
 		exact: make(map[string]*diff.File, len(files)),
 		norm:  make(map[string]*diff.File, len(files)),
-		lines: map[*diff.File]map[int]string{},
 	}
 	for _, f := range files {
 		if f == nil {
 			continue
 		}
-		p := filePath(f)
+		p := f.Path()
 		if e := trimRoot(p); e != "" {
 			if _, dup := ix.exact[e]; !dup {
 				ix.exact[e] = f
@@ -174,18 +151,6 @@ func (ix fileIndex) lookup(name string) (*diff.File, bool) {
 // lineText returns the text of new-side line n of f, when the diff shows it
 // (a context or added line).
 func (ix fileIndex) lineText(f *diff.File, n int) (string, bool) {
-	m, ok := ix.lines[f]
-	if !ok {
-		m = map[int]string{}
-		for _, h := range f.Hunks {
-			for _, l := range h.Lines {
-				if l.Kind != diff.Delete && l.NewNo > 0 {
-					m[l.NewNo] = l.Text
-				}
-			}
-		}
-		ix.lines[f] = m
-	}
-	s, ok := m[n]
-	return s, ok
+	l, ok := f.NewLine(n)
+	return l.Text, ok
 }
