@@ -21,9 +21,9 @@ func Clean(s string) string { return clean(s, false) }
 func CleanCode(s string) string { return clean(s, true) }
 
 func clean(s string, code bool) string {
-	if strings.IndexFunc(s, hidden) >= 0 {
+	if strings.IndexFunc(s, Hidden) >= 0 {
 		s = strings.Map(func(r rune) rune {
-			if hidden(r) {
+			if Hidden(r) {
 				return -1
 			}
 			return r
@@ -61,16 +61,19 @@ func stripComments(s string, code bool) string {
 	}
 }
 
-// hidden reports whether r is a zero-width or bidi control character.
-func hidden(r rune) bool {
+// Hidden reports whether r hides text from a reader: soft hyphen,
+// combining grapheme joiner, Mongolian vowel separator, zero-width
+// characters, bidi controls (U+200E/F, U+202A–E, U+2066–9, U+061C),
+// invisible operators and deprecated format characters (U+2060–U+206F), the
+// BOM, and Unicode tag characters (an invisible alphabet). The prompt
+// builder and the report sanitizer strip the same set.
+func Hidden(r rune) bool {
 	switch {
-	case r >= 0x200B && r <= 0x200F: // zero-width space, non-joiner, joiner; LRM, RLM
+	case r == '\u00ad', r == '\u034f', r == '\u061c', r == '\u180e', r == '\ufeff':
 		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+	case r >= '\u200b' && r <= '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2060' && r <= '\u206f':
 		return true
-	case r == 0x2060, r == 0xFEFF, r == 0x061C:
-		return true
-	case r >= 0xE0000 && r <= 0xE007F: // tag characters: an invisible alphabet
+	case r >= '\U000e0000' && r <= '\U000e007f':
 		return true
 	}
 	return false

@@ -329,7 +329,7 @@ func FuzzClean(f *testing.F) {
 		if strings.Contains(got, "<!--") {
 			t.Fatalf("Clean(%q) = %q; still holds an HTML comment opener", s, got)
 		}
-		if strings.IndexFunc(got, hidden) >= 0 {
+		if strings.IndexFunc(got, Hidden) >= 0 {
 			t.Fatalf("Clean(%q) = %q; still holds a hidden character", s, got)
 		}
 		if again := Clean(got); again != got {
@@ -372,6 +372,16 @@ func TestEstimateTokens(t *testing.T) {
 	for _, tt := range tests {
 		if got := EstimateTokens(tt.s); got != tt.want {
 			t.Errorf("EstimateTokens(%d bytes) = %d; want %d", len(tt.s), got, tt.want)
+		}
+	}
+}
+
+// TestCleanStripsTheReportsSet: the prompt builder strips every invisible
+// character the report sanitizer strips (one predicate, prompt.Hidden).
+func TestCleanStripsTheReportsSet(t *testing.T) {
+	for _, r := range []rune{'\u00ad', '\u034f', '\u180e', '\u2061', '\u2064', '\u206a', '\u206f', '\U000e0041'} {
+		if got := Clean("a" + string(r) + "b"); got != "ab" {
+			t.Errorf("Clean kept %U: %q", r, got)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -207,13 +209,7 @@ func redactWith(s string, secrets []string, repl string) string {
 // characters, bidi controls, soft hyphens and Unicode tag characters.
 func stripInvisible(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\u00ad', r == '\u034f', r == '\u061c', r == '\u180e',
-			r >= '\u200b' && r <= '\u200f',
-			r >= '\u202a' && r <= '\u202e',
-			r >= '\u2060' && r <= '\u206f',
-			r == '\ufeff',
-			r >= '\U000e0000' && r <= '\U000e007f':
+		if prompt.Hidden(r) {
 			return -1
 		}
 		return r
