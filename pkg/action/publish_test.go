@@ -413,3 +413,37 @@ func TestPublishCannotRun(t *testing.T) {
 		})
 	}
 }
+
+// deletedReportGitHub is the real client, except that our earlier report is
+// deleted (by a person, say) between Stage 1's listing and the edit.
+type deletedReportGitHub struct {
+	*github.Client
+	srv *githubtest.Server
+}
+
+func (d deletedReportGitHub) EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error) {
+	if err := d.Client.DeleteComment(ctx, owner, repo, id); err != nil {
+		return github.Comment{}, err
+	}
+	return d.Client.EditComment(ctx, owner, repo, id, body)
+}
+
+// TestPublishReportDeletedMeanwhile: when the report comment Stage 1 found
+// is gone by the time it is edited (404), a new report is posted; the run
+// is not treated as a read-only token.
+func TestPublishReportDeletedMeanwhile(t *testing.T) {
+	t.Parallel()
+	e := newPubEnv(t)
+	e.srv.AddComment(pubPR, pubBot, oldReport("earlier run"))
+	out := e.publish(t, deletedReportGitHub{e.gh, e.srv}, action.ModeComment, false, result(action.ModeComment, true), e.pr(t))
+	ours := e.markerComments()
+	if len(ours) != 1 || !strings.Contains(ours[0].Body, tP0) {
+		t.Fatalf("report comments %+v; want exactly one, with this run's report", ours)
+	}
+	if !strings.Contains(out.CommentURL, fmt.Sprint(ours[0].ID)) {
+		t.Errorf("comment URL %q does not name the new report %d", out.CommentURL, ours[0].ID)
+	}
+	if len(e.srv.CheckRuns()) != 1 {
+		t.Errorf("check runs: got %d; want 1", len(e.srv.CheckRuns()))
+	}
+}

@@ -300,7 +300,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 			loud.Quiet = false
 			body = report.Comment(res, loud)
 		}
-		url, err := p.comment(ctx, res, pr, body, c.Quiet)
+		url, err := p.comment(ctx, pr, body)
 		var pe *github.PermissionError
 		switch {
 		case errors.As(err, &pe):
@@ -349,25 +349,28 @@ func (p publisher) check(ctx context.Context, res review.Result, chk report.Chec
 // comment edits our report comment in place, or creates the single one.
 // After creating it re-lists, so two concurrent runs end with one comment:
 // both keep the oldest of our marker comments and delete the rest.
-func (p publisher) comment(ctx context.Context, res review.Result, pr *review.PR, body string, quiet bool) (string, error) {
-	own := p.own(pr.Comments)
-	if len(own) > 0 {
-		keep := own[0]
-		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
-		if err != nil {
+func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (string, error) {
+	if own := p.own(pr.Comments); len(own) > 0 {
+		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, own[0].ID, body)
+		switch {
+		case errors.Is(err, github.ErrNotFound):
+			// Deleted since Stage 1 read it: post the report anew.
+			p.logf("anchor-review: the report comment %d is gone; posting a new one", own[0].ID)
+		case err != nil:
 			return "", err
-		}
-		p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
-		for _, extra := range own[1:] {
-			if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
-				p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+		default:
+			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
+			for _, extra := range own[1:] {
+				if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
+					p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+				}
 			}
+			return edited.HTMLURL, nil
 		}
-		return edited.HTMLURL, nil
 	}
-	if quiet && body == "" {
-		// report.Comment renders nothing under quiet only when there is
-		// nothing to say; a review that could not run is always reported.
+	if body == "" {
+		// report.Comment renders nothing only under quiet with nothing to
+		// say; a review that could not run is always reported.
 		p.logf("anchor-review: quiet mode and nothing to report: no comment posted")
 		return "", nil
 	}
@@ -379,7 +382,7 @@ func (p publisher) comment(ctx context.Context, res review.Result, pr *review.PR
 	if err != nil {
 		return created.HTMLURL, nil // created; the duplicate check is best effort
 	}
-	own = p.own(all)
+	own := p.own(all)
 	if len(own) == 0 || (len(own) == 1 && own[0].ID == created.ID) {
 		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
 		return created.HTMLURL, nil

@@ -63,8 +63,15 @@ const (
 )
 
 // classify turns a go-github error into this package's errors. perm is ""
-// for reads.
-func classify(op, perm string, err error) error {
+// for reads; on a write, 403 and 404 are a *PermissionError naming perm.
+func classify(op, perm string, err error) error { return classifyWrite(op, perm, err, false) }
+
+// classifyItem is classify for a write to one existing item (edit or delete
+// a comment): there a 404 means the item is gone, an *APIError matching
+// ErrNotFound, not a missing permission; 403 still is one.
+func classifyItem(op, perm string, err error) error { return classifyWrite(op, perm, err, true) }
+
+func classifyWrite(op, perm string, err error, item bool) error {
 	if err == nil {
 		return nil
 	}
@@ -86,7 +93,7 @@ func classify(op, perm string, err error) error {
 	default:
 		return fmt.Errorf("github: %s: %w", op, err)
 	}
-	if perm != "" && !limited && (status == http.StatusForbidden || status == http.StatusNotFound) {
+	if perm != "" && !limited && (status == http.StatusForbidden || (status == http.StatusNotFound && !item)) {
 		return &PermissionError{Op: op, Status: status, Permission: perm, err: err}
 	}
 	if message == "" {

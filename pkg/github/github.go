@@ -324,15 +324,16 @@ func (c *Client) CreateComment(ctx context.Context, owner, repo string, n int, b
 func (c *Client) EditComment(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
 	ic, _, err := c.gh.Issues.EditComment(ctx, owner, repo, id, &gh.IssueComment{Body: &body})
 	if err != nil {
-		return Comment{}, classify(fmt.Sprintf("edit comment %d in %s/%s", id, owner, repo), PermPullRequestsWrite, err)
+		return Comment{}, classifyItem(fmt.Sprintf("edit comment %d in %s/%s", id, owner, repo), PermPullRequestsWrite, err)
 	}
 	return issueComment(ic), nil
 }
 
-// DeleteComment deletes comment id.
+// DeleteComment deletes comment id. A comment already gone is an error
+// matching ErrNotFound.
 func (c *Client) DeleteComment(ctx context.Context, owner, repo string, id int64) error {
 	_, err := c.gh.Issues.DeleteComment(ctx, owner, repo, id)
-	return classify(fmt.Sprintf("delete comment %d in %s/%s", id, owner, repo), PermPullRequestsWrite, err)
+	return classifyItem(fmt.Sprintf("delete comment %d in %s/%s", id, owner, repo), PermPullRequestsWrite, err)
 }
 
 // Annotation is a check-run annotation. Level is "notice", "warning" or

@@ -400,6 +400,18 @@ func TestWritePermissionErrors(t *testing.T) {
 					srv.Inject(githubtest.Fault{Method: "POST", Status: 404, Body: `{"message":"Not Found","status":"404"}`})
 				}
 				err := w.call(c, id)
+				if status == http.StatusNotFound && strings.HasSuffix(w.name, " comment") && !strings.HasPrefix(w.name, "create") {
+					// A 404 on one existing comment means it is gone, not
+					// that the token may not write: ErrNotFound, no retry.
+					var pe *github.PermissionError
+					if !errors.Is(err, github.ErrNotFound) || errors.As(err, &pe) {
+						t.Fatalf("got %v; want an error matching ErrNotFound, not a PermissionError", err)
+					}
+					if n := c.Requests(); n != 1 {
+						t.Errorf("got %d requests; want 1", n)
+					}
+					return
+				}
 				var pe *github.PermissionError
 				if !errors.As(err, &pe) {
 					t.Fatalf("got %v; want *PermissionError", err)
