@@ -351,7 +351,7 @@ func TestRetryBudget(t *testing.T) {
 }
 
 func TestRetryStopsWhenContextEnds(t *testing.T) {
-	srv, c, _ := setup(t)
+	srv, c, rec := setup(t)
 	srv.AddPR(githubtest.PR{Number: 1})
 	srv.Inject(githubtest.ServerError(0))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -359,6 +359,69 @@ func TestRetryStopsWhenContextEnds(t *testing.T) {
 	_, err := c.PullRequest(ctx, owner, repo, 1)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v; want context.Canceled", err)
+	}
+	// go-github reports ctx.Err() whatever the transport did, so the
+	// transport's own stop is checked by what it sent and waited.
+	if n, waits := c.Requests(), rec.got(); n > 1 || len(waits) != 0 {
+		t.Errorf("got %d requests, waits %v; want at most 1 request and no wait", n, waits)
+	}
+}
+
+// dropFirst fails the first n round trips as a lost connection would.
+type dropFirst struct {
+	mu   sync.Mutex
+	n    int
+	next http.RoundTripper
+}
+
+func (d *dropFirst) RoundTrip(r *http.Request) (*http.Response, error) {
+	d.mu.Lock()
+	drop := d.n > 0
+	d.n--
+	d.mu.Unlock()
+	if drop {
+		return nil, errors.New("connection reset by peer")
+	}
+	return d.next.RoundTrip(r)
+}
+
+// TestLostConnectionRetriedOnlyForReads: a read whose connection drops is
+// retried; a write is not, since it may have happened (a second report
+// comment must never be created).
+func TestLostConnectionRetriedOnlyForReads(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		call      func(*github.Client) error
+		wantErr   bool
+		wantTries int
+	}{
+		{"GET pull request", func(c *github.Client) error {
+			_, err := c.PullRequest(context.Background(), owner, repo, 1)
+			return err
+		}, false, 2},
+		{"POST comment", func(c *github.Client) error {
+			_, err := c.CreateComment(context.Background(), owner, repo, 1, "report")
+			return err
+		}, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := githubtest.New()
+			t.Cleanup(srv.Close)
+			srv.AddPR(githubtest.PR{Number: 1})
+			rec := &recorder{}
+			hc := &http.Client{Transport: &dropFirst{n: 1, next: srv.HTTPClient().Transport}}
+			c, err := github.New(hc, srv.URL, token, github.WithSleep(rec.sleep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.call(c)
+			if (err != nil) != tc.wantErr || c.Requests() != tc.wantTries {
+				t.Errorf("got err %v after %d tries; want error %v after %d", err, c.Requests(), tc.wantErr, tc.wantTries)
+			}
+			if n := len(srv.Comments(1)); n != 0 {
+				t.Errorf("comments created: %d; want 0", n)
+			}
+		})
 	}
 }
 

@@ -251,7 +251,6 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 // It returns the answer's raw content.
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
 	failures := 0
-	fellBack := false
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
@@ -271,18 +270,19 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			return out.Choices[0].Message.Content, nil
 		}
 		var api *APIError
+		isAPI := errors.As(err, &api)
 		switch {
 		case errors.Is(err, ErrTimeout), errors.Is(err, ErrBudget), ctx.Err() != nil:
 			return "", err
-		case errors.As(err, &api) && api.quota():
+		case isAPI && api.quota():
 			return "", fmt.Errorf("%w: %w", ErrQuota, err)
-		case errors.As(err, &api) && api.rejectsSchemaMode() && !jsonObject && !fellBack:
+		case isAPI && api.rejectsSchemaMode() && !jsonObject:
 			// Not a fault of this request: ask again in JSON-object mode,
-			// and keep that mode for the client's life.
+			// and keep that mode for the client's life (once in it, a
+			// second rejection is an ordinary 4xx below).
 			c.jsonObject.Store(true)
-			fellBack = true
 			continue
-		case errors.As(err, &api) && api.Status != http.StatusTooManyRequests && api.Status < 500:
+		case isAPI && api.Status != http.StatusTooManyRequests && api.Status < 500:
 			return "", err
 		}
 		// 429, 5xx, or a transport error: transient.

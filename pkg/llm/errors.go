@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // APIError is an error answer from the endpoint, with every secret
@@ -77,13 +78,11 @@ func truncate(s string) string {
 		return s
 	}
 	cut := maxMessage
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func codeString(code any) string {
 	switch c := code.(type) {

@@ -1,7 +1,7 @@
 package githubtest
 
 import (
-	"fmt"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -152,5 +152,11 @@ func retryAfterHeader(v string) map[string]string {
 }
 
 func errorBody(status int, message string) string {
-	return fmt.Sprintf(`{"message":%q,"documentation_url":"https://docs.github.com/rest","status":"%d"}`, message, status)
+	b, _ := json.Marshal(errorShape(status, message)) // strings only: cannot fail
+	return string(b)
+}
+
+// errorShape is GitHub's basic-error body.
+func errorShape(status int, message string) map[string]any {
+	return map[string]any{"message": message, "documentation_url": "https://docs.github.com/rest", "status": strconv.Itoa(status)}
 }

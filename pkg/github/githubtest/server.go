@@ -396,9 +396,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeJSONError(w http.ResponseWriter, status int, message string) {
-	writeJSON(w, status, map[string]any{
-		"message": message, "documentation_url": "https://docs.github.com/rest", "status": strconv.Itoa(status),
-	})
+	writeJSON(w, status, errorShape(status, message))
 }
 
 // writeValidation answers 422 in GitHub's validation-error shape.

@@ -168,6 +168,22 @@ func TestFilesCapAndDerivation(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/vnd.github.diff") {
 		t.Errorf("got Content-Type %q; want the diff media type", ct)
 	}
+	req, err := http.NewRequest("GET", srv.URL+"/repos/o/r/pulls/3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/vnd.github.diff")
+	raw, err := srv.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Body.Close()
+	text, _ := io.ReadAll(raw.Body)
+	for _, want := range []string{"diff --git a/a.go b/a.go\n", "new file mode", "+++ b/a.go\n", "@@ -0,0 +1 @@\n+x"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("diff built from files lacks %q:\n%s", want, text)
+		}
+	}
 }
 
 func TestLimits(t *testing.T) {
