@@ -11,6 +11,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 )
@@ -246,7 +247,7 @@ func (d *doc) team() string {
 	for _, p := range d.r.Coverage.Personas {
 		name := Sanitize(p.Name, d.o)
 		reason := Sanitize(p.Reason, d.o)
-		if strings.EqualFold(strings.TrimSpace(p.Reason), "always on") {
+		if strings.EqualFold(strings.TrimSpace(p.Reason), persona.AlwaysOnReason) {
 			always = append(always, name)
 			continue
 		}
@@ -419,7 +420,7 @@ func (d *doc) coverage(b *strings.Builder) {
 	switch {
 	case c.Demotions == 0:
 		b.WriteString("none.")
-	case d.r.Mode == "report-only":
+	case d.r.Mode == review.ModeReportOnly:
 		b.WriteString(plural(c.Demotions, "advisory P2/P3 finding", "advisory P2/P3 findings") +
 			" from testing/maintainability only moved to testing gaps and residual risks.")
 	default:
@@ -432,7 +433,7 @@ func (d *doc) coverage(b *strings.Builder) {
 	switch {
 	case c.ValidatorRan:
 		fmt.Fprintf(b, "ran; %s validated, %s rejected or failed.", fmtInt(c.Validated), fmtInt(len(c.Rejections)))
-	case d.r.Mode == "report-only":
+	case d.r.Mode == review.ModeReportOnly:
 		b.WriteString("skipped in report-only mode (nothing is posted).")
 	default:
 		b.WriteString("did not run.")

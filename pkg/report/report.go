@@ -214,13 +214,13 @@ func carriedLabel(v string) string {
 // skipRuleName names the Stage 1 rules (SPEC section 1).
 func skipRuleName(rule int) string {
 	switch rule {
-	case 1:
+	case skip.RuleClosed:
 		return "closed or merged"
-	case 2:
+	case skip.RuleDraft:
 		return "draft"
-	case 3:
+	case skip.RuleTrivial:
 		return "trivial automated pull request"
-	case 4:
+	case skip.RuleReviewed:
 		return "already reviewed"
 	}
 	return fmt.Sprintf("rule %d", rule)

@@ -124,26 +124,6 @@ func hits(s string) []hit {
 	return out
 }
 
-// reaches returns the union of the reaches of every directive on line s.
-func reaches(s string) reach {
-	var r reach
-	for _, h := range hits(s) {
-		r |= h.reach
-	}
-	return r
-}
-
-// matchDirectives is reaches without the substring pre-check.
-func matchDirectives(s string) reach {
-	var r reach
-	for _, d := range directives {
-		if d.re.MatchString(s) {
-			r |= d.reach
-		}
-	}
-	return r
-}
-
 var (
 	// listAfter matches a rule list attached to a directive: ":a,b", "=a, b",
 	// "[a, b]", "(\"a\", \"b\")" or, after a space, "a, b" (ESLint, RuboCop,

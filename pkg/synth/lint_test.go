@@ -202,3 +202,27 @@ func FuzzReaches(f *testing.F) {
 		}
 	})
 }
+
+// The two helpers below exist for the tests: reaches is what hits gives a
+// line, and matchDirectives the same without the substring pre-check, so
+// FuzzReaches can hold the pre-check to its promise.
+
+// reaches returns the union of the reaches of every directive on line s.
+func reaches(s string) reach {
+	var r reach
+	for _, h := range hits(s) {
+		r |= h.reach
+	}
+	return r
+}
+
+// matchDirectives is reaches without the substring pre-check.
+func matchDirectives(s string) reach {
+	var r reach
+	for _, d := range directives {
+		if d.re.MatchString(s) {
+			r |= d.reach
+		}
+	}
+	return r
+}
