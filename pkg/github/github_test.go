@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anchor-review/anchor-review/internal/sleeptest"
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 )
@@ -26,23 +27,7 @@ const (
 var now = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // recorder stands in for time.Sleep and remembers every wait.
-type recorder struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (r *recorder) sleep(ctx context.Context, d time.Duration) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.waits = append(r.waits, d)
-	return ctx.Err()
-}
-
-func (r *recorder) got() []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]time.Duration(nil), r.waits...)
-}
+type recorder = sleeptest.Recorder
 
 // setup starts a fake GitHub and a client whose jitter is the backoff
 // ceiling, so waits are exact.
@@ -52,7 +37,7 @@ func setup(t *testing.T, opts ...github.Option) (*githubtest.Server, *github.Cli
 	t.Cleanup(srv.Close)
 	rec := &recorder{}
 	base := []github.Option{
-		github.WithSleep(rec.sleep),
+		github.WithSleep(rec.Sleep),
 		github.WithJitter(func(d time.Duration) time.Duration { return d }),
 		github.WithClock(func() time.Time { return now }),
 	}
@@ -308,7 +293,7 @@ func TestRetry(t *testing.T) {
 			case pr.Title != "ok":
 				t.Fatalf("got title %q; want ok", pr.Title)
 			}
-			if got := rec.got(); !reflect.DeepEqual(got, tt.wantWaits) {
+			if got := rec.Waits(); !reflect.DeepEqual(got, tt.wantWaits) {
 				t.Errorf("got waits %v; want %v", got, tt.wantWaits)
 			}
 			if n := c.Requests(); n != tt.wantRequests {
@@ -337,7 +322,7 @@ func TestRetryBudget(t *testing.T) {
 	if !errors.Is(err, github.ErrRetryBudget) {
 		t.Fatalf("got %v; want ErrRetryBudget", err)
 	}
-	if got, want := rec.got(), ds(3); !reflect.DeepEqual(got, want) {
+	if got, want := rec.Waits(), ds(3); !reflect.DeepEqual(got, want) {
 		t.Errorf("got waits %v; want %v", got, want)
 	}
 	// The budget spans the client's life: 2s are left, less than one wait.
@@ -362,7 +347,7 @@ func TestRetryStopsWhenContextEnds(t *testing.T) {
 	}
 	// go-github reports ctx.Err() whatever the transport did, so the
 	// transport's own stop is checked by what it sent and waited.
-	if n, waits := c.Requests(), rec.got(); n > 1 || len(waits) != 0 {
+	if n, waits := c.Requests(), rec.Waits(); n > 1 || len(waits) != 0 {
 		t.Errorf("got %d requests, waits %v; want at most 1 request and no wait", n, waits)
 	}
 }
@@ -410,7 +395,7 @@ func TestLostConnectionRetriedOnlyForReads(t *testing.T) {
 			srv.AddPR(githubtest.PR{Number: 1})
 			rec := &recorder{}
 			hc := &http.Client{Transport: &dropFirst{n: 1, next: srv.HTTPClient().Transport}}
-			c, err := github.New(hc, srv.URL, token, github.WithSleep(rec.sleep))
+			c, err := github.New(hc, srv.URL, token, github.WithSleep(rec.Sleep))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -485,8 +470,8 @@ func TestWritePermissionErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w.perm) {
 					t.Errorf("got %q; want it to name %q", err, w.perm)
 				}
-				if n := c.Requests(); n != 1 || len(rec.got()) != 0 {
-					t.Errorf("got %d requests, waits %v; want 1 request, no retry", n, rec.got())
+				if n := c.Requests(); n != 1 || len(rec.Waits()) != 0 {
+					t.Errorf("got %d requests, waits %v; want 1 request, no retry", n, rec.Waits())
 				}
 				if strings.Contains(err.Error(), token) {
 					t.Errorf("error %q contains the token", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anchor-review/anchor-review/internal/sleeptest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/prompts"
@@ -18,23 +19,7 @@ import (
 const testKey = "sk-proj-TESTKEY0123456789abcdefXYZ"
 
 // sleeper records the waits the client asks for and returns at once.
-type sleeper struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return ctx.Err()
-}
-
-func (s *sleeper) slept() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
-}
+type sleeper = sleeptest.Recorder
 
 // fakeServer starts llmtest and, at cleanup, fails the test if any request
 // broke OpenAI's request schema or the persona-header contract.
@@ -195,7 +180,7 @@ func TestRetries(t *testing.T) {
 					t.Errorf("got %v; want *APIError status %d", err, tc.wantStatus)
 				}
 			}
-			slept := sl.slept()
+			slept := sl.Waits()
 			if tc.wantSleeps != nil {
 				if fmt.Sprint(slept) != fmt.Sprint(tc.wantSleeps) {
 					t.Errorf("got sleeps %v; want %v", slept, tc.wantSleeps)
@@ -287,8 +272,8 @@ func TestFallbackToJSONObject(t *testing.T) {
 	if !strings.Contains(reqs[2].Messages[len(reqs[2].Messages)-1].Content, `"validated"`) {
 		t.Errorf("validator request in json_object mode lacks the validation schema")
 	}
-	if len(sl.slept()) != 0 {
-		t.Errorf("got sleeps %v; want none for a fallback", sl.slept())
+	if len(sl.Waits()) != 0 {
+		t.Errorf("got sleeps %v; want none for a fallback", sl.Waits())
 	}
 }
 
@@ -394,8 +379,8 @@ func TestCallTimeout(t *testing.T) {
 	if resp.Attempts != 1 || len(s.Requests()) > 1 {
 		t.Errorf("got %d attempts, %d requests served; want 1 attempt (a timeout is not retried)", resp.Attempts, len(s.Requests()))
 	}
-	if len(sl.slept()) != 0 {
-		t.Errorf("got sleeps %v; want none", sl.slept())
+	if len(sl.Waits()) != 0 {
+		t.Errorf("got sleeps %v; want none", sl.Waits())
 	}
 }
 
@@ -434,8 +419,8 @@ func TestBudget(t *testing.T) {
 		if !errors.As(err, &api) || api.Status != 429 {
 			t.Errorf("got %v; want the 429 wrapped too", err)
 		}
-		if len(sl.slept()) != 0 {
-			t.Errorf("got sleeps %v; want none (the wait would pass the budget)", sl.slept())
+		if len(sl.Waits()) != 0 {
+			t.Errorf("got sleeps %v; want none (the wait would pass the budget)", sl.Waits())
 		}
 	})
 }

@@ -8,14 +8,13 @@ package suite
 // requests.
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/anchor-review/anchor-review/internal/sleeptest"
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -58,23 +57,7 @@ func measureBaseline(t *testing.T, empty bool) baseline {
 }
 
 // waits records the client sleeps instead of sleeping.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *waits) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return ctx.Err()
-}
-
-func (s *waits) all() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
-}
+type waits = sleeptest.Recorder
 
 // checkBounded fails when any wait is negative or above limit, or the
 // waits add up to more than total.
@@ -550,11 +533,11 @@ func TestHostileRetryAfter(t *testing.T) {
 			w := newWorld(t)
 			w.gh.Inject(githubtest.RateLimited(v, 1))
 			var gw waits
-			o := w.runWith([]github.Option{github.WithSleep(gw.sleep)}, llm.Config{})
+			o := w.runWith([]github.Option{github.WithSleep(gw.Sleep)}, llm.Config{})
 			checkInvariants(t, w)
 			wantCode(t, o, 1)
 			oneComment(t, w)
-			checkBounded(t, "GitHub", gw.all(), ghMaxRetryAfter, ghBudget)
+			checkBounded(t, "GitHub", gw.Waits(), ghMaxRetryAfter, ghBudget)
 			if got, want := len(w.gh.Requests()), full.ghRequests+1; got != want {
 				t.Errorf("%d GitHub requests; want %d", got, want)
 			}
@@ -564,10 +547,10 @@ func TestHostileRetryAfter(t *testing.T) {
 			w := newWorld(t)
 			w.model.Script("correctness", llmtest.RateLimited(v))
 			var mw waits
-			o := w.runWith(nil, llm.Config{Sleep: mw.sleep})
+			o := w.runWith(nil, llm.Config{Sleep: mw.Sleep})
 			checkInvariants(t, w)
 			wantCode(t, o, 1)
-			checkBounded(t, "model", mw.all(), modelMaxRetryAfter, modelMaxRetryAfter)
+			checkBounded(t, "model", mw.Waits(), modelMaxRetryAfter, modelMaxRetryAfter)
 			if n := len(w.model.RequestsFor("correctness")); n != 2 {
 				t.Errorf("correctness sent %d requests; want 2", n)
 			}
@@ -578,20 +561,20 @@ func TestHostileRetryAfter(t *testing.T) {
 		w := newWorld(t)
 		w.gh.Inject(githubtest.SecondaryRateLimit("", 1))
 		var gw waits
-		o := w.runWith([]github.Option{github.WithSleep(gw.sleep)}, llm.Config{})
+		o := w.runWith([]github.Option{github.WithSleep(gw.Sleep)}, llm.Config{})
 		checkInvariants(t, w)
 		wantCode(t, o, 1)
-		if ws := gw.all(); len(ws) != 1 || ws[0] < time.Minute {
+		if ws := gw.Waits(); len(ws) != 1 || ws[0] < time.Minute {
 			t.Errorf("waits %v; want one wait of at least a minute (GitHub's rule)", ws)
 		}
-		checkBounded(t, "GitHub", gw.all(), ghMaxRetryAfter, ghBudget)
+		checkBounded(t, "GitHub", gw.Waits(), ghMaxRetryAfter, ghBudget)
 	})
 	t.Run("GitHub 429 with a huge Retry-After forever: exit 3 within the budget", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		w.gh.Inject(githubtest.RateLimited("99999999", 0))
 		var gw waits
-		o := w.runWith([]github.Option{github.WithSleep(gw.sleep)}, llm.Config{})
+		o := w.runWith([]github.Option{github.WithSleep(gw.Sleep)}, llm.Config{})
 		checkInvariants(t, w)
 		wantCode(t, o, 3)
 		if n := len(w.gh.Comments(prNumber)); n != 0 {
@@ -600,7 +583,7 @@ func TestHostileRetryAfter(t *testing.T) {
 		if n := len(w.gh.Requests()); n > ghMaxAttempts {
 			t.Errorf("%d GitHub requests; want at most %d", n, ghMaxAttempts)
 		}
-		checkBounded(t, "GitHub", gw.all(), ghMaxRetryAfter, ghBudget)
+		checkBounded(t, "GitHub", gw.Waits(), ghMaxRetryAfter, ghBudget)
 	})
 	t.Run("model 429 with a huge Retry-After forever: that persona fails within its attempts", func(t *testing.T) {
 		t.Parallel()
@@ -609,13 +592,13 @@ func TestHostileRetryAfter(t *testing.T) {
 			w.model.Script("correctness", llmtest.RateLimited("99999999"), llmtest.RateLimitedMs("1e300"))
 		}
 		var mw waits
-		o := w.runWith(nil, llm.Config{Sleep: mw.sleep})
+		o := w.runWith(nil, llm.Config{Sleep: mw.Sleep})
 		checkInvariants(t, w)
 		wantCode(t, o, 1) // the other personas still found blocking problems
 		if n := len(w.model.RequestsFor("correctness")); n != modelMaxAttempts {
 			t.Errorf("correctness sent %d requests; want %d", n, modelMaxAttempts)
 		}
-		checkBounded(t, "model", mw.all(), modelMaxRetryAfter, modelMaxAttempts*modelMaxRetryAfter)
+		checkBounded(t, "model", mw.Waits(), modelMaxRetryAfter, modelMaxAttempts*modelMaxRetryAfter)
 		failedPersonaNamed(t, oneComment(t, w), "correctness")
 	})
 }
