@@ -1,0 +1,57 @@
+package review
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+)
+
+// readBase reads what the review takes from the BASE commit — the PR
+// cannot rewrite its own rules: the AGENTS.md / CLAUDE.md files that apply
+// to changed files, and the .gitattributes linguist marks. One tree listing
+// says which exist, so the cost is one request plus one per file present;
+// when the listing fails or is truncated, the standards candidates are
+// probed one by one, nearest the root first, at most maxStandardsProbes.
+func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes) {
+	paths := scope.StandardsPaths(d.Files)
+	var attrs scope.Attributes
+	tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA)
+	if err == nil && !truncated {
+		present := map[string]bool{}
+		for _, p := range tree {
+			present[p] = true
+		}
+		paths = slices.DeleteFunc(paths, func(p string) bool { return !present[p] })
+		if present[".gitattributes"] {
+			if text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, ".gitattributes", baseSHA); err == nil && found {
+				attrs = scope.ParseAttributes(text)
+			}
+		}
+	} else {
+		if err != nil {
+			o.logf("scope: cannot list the base tree (%v); probing standards files one by one", err)
+		}
+		if len(paths) > maxStandardsProbes {
+			o.logf("scope: %d standards-file locations; reading the %d nearest the root", len(paths), maxStandardsProbes)
+			slices.SortStableFunc(paths, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+			paths = paths[:maxStandardsProbes]
+			slices.Sort(paths)
+		}
+	}
+	var out []prompt.Standards
+	for _, p := range paths {
+		content, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
+		if err != nil {
+			o.logf("scope: standards file %s unreadable: %v", p, err)
+			continue
+		}
+		if found {
+			out = append(out, prompt.Standards{Path: p, Content: content})
+		}
+	}
+	return out, attrs
+}

@@ -1,0 +1,124 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/synth"
+	"golang.org/x/sync/errgroup"
+)
+
+// dispatch runs every (persona, chunk) call in parallel under the bound.
+// Each goroutine writes its own slot, so the output order is fixed.
+func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, chunks [][]*diff.File, pc prompt.Context, calls *callBudget) ([]synth.PersonaResult, []PersonaRun) {
+	type slot struct {
+		answer finding.Answer
+		resp   llm.Response
+		err    error
+	}
+	slots := make([][]slot, len(team))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for i, p := range team {
+		slots[i] = make([]slot, len(chunks))
+		model := o.modelFor(p.Persona)
+		for j, files := range chunks {
+			c := pc
+			c.Files, c.Fence = files, o.Fence
+			req := prompt.ForPersona(c, p.Persona, model)
+			req.AllowRepair = calls.take
+			g.Go(func() error {
+				s := &slots[i][j]
+				if !calls.take() {
+					s.err = errOverCalls
+					return nil
+				}
+				resp, err := r.Model.Complete(gctx, req)
+				s.resp, s.err = resp, err
+				if err == nil {
+					s.err = decodeStrict(resp.JSON, &s.answer)
+				}
+				return nil // one persona's failure never stops the others
+			})
+		}
+	}
+	_ = g.Wait()
+
+	var results []synth.PersonaResult
+	runs := make([]PersonaRun, len(team))
+	for i, p := range team {
+		run := PersonaRun{Name: p.Name, Reason: p.Reason, Model: o.modelFor(p.Persona)}
+		merged := finding.Answer{Reviewer: p.Name}
+		var errs []string
+		for _, s := range slots[i] {
+			if !errors.Is(s.err, errOverCalls) {
+				run.Calls++
+				run.Usage.add(s.resp)
+			}
+			if s.err != nil {
+				errs = append(errs, s.err.Error())
+				continue
+			}
+			merged.Findings = append(merged.Findings, s.answer.Findings...)
+			merged.TestingGaps = append(merged.TestingGaps, s.answer.TestingGaps...)
+			merged.ResidualRisks = append(merged.ResidualRisks, s.answer.ResidualRisks...)
+		}
+		switch {
+		case len(slots[i]) == 0:
+		case len(errs) == len(slots[i]):
+			run.Failed = errs[0]
+			o.logf("dispatch: %s failed: %s", p.Name, errs[0])
+		default:
+			if len(errs) > 0 {
+				// Some chunks answered: the persona counts as run, the
+				// review as partial.
+				run.ChunksFailed = len(errs)
+				o.logf("dispatch: %s: %d of %d chunks failed: %s", p.Name, len(errs), len(slots[i]), errs[0])
+			}
+			// The persona's own name wins over whatever the model wrote.
+			for k := range merged.Findings {
+				merged.Findings[k].Reviewers = []string{p.Name}
+			}
+			results = append(results, synth.PersonaResult{Persona: p.Name, Answer: merged})
+			run.Findings = len(merged.Findings)
+			o.logf("dispatch: %s answered with %d findings", p.Name, run.Findings)
+		}
+		runs[i] = run
+	}
+	return results, runs
+}
+
+// decodeStrict decodes schema-checked JSON, refusing unknown fields a second
+// time so nothing the model invents can reach the pipeline.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	return nil
+}
+
+// add counts one model call and its tokens (all its attempts).
+func (u *Usage) add(resp llm.Response) {
+	u.Calls++
+	u.PromptTokens += resp.Usage.PromptTokens
+	u.CachedTokens += resp.Usage.CachedTokens
+	u.CompletionTokens += resp.Usage.CompletionTokens
+}
+
+// sum adds v's calls and tokens to u.
+func (u *Usage) sum(v Usage) {
+	u.Calls += v.Calls
+	u.PromptTokens += v.PromptTokens
+	u.CachedTokens += v.CachedTokens
+	u.CompletionTokens += v.CompletionTokens
+}

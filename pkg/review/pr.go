@@ -1,0 +1,154 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/pkg/skip"
+)
+
+// ReviewPR reviews one pull request end to end. The returned PR is what the
+// skip check read (nil if reading failed). An error means the review could
+// not run; when every persona failed the Result is still filled in and the
+// error wraps ErrAllPersonasFailed.
+func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error) {
+	o.defaults()
+	start := time.Now()
+	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode}
+
+	// Stage 1: at most two reads, no model call.
+	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, nil, fmt.Errorf("skip: read pull request #%d: %w", o.PR, err)
+	}
+	comments, err := r.GitHub.IssueComments(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, &PR{Info: info}, fmt.Errorf("skip: list comments of #%d: %w", o.PR, err)
+	}
+	pr := &PR{Info: info, Comments: comments}
+	res.HeadSHA, res.Title = info.HeadSHA, info.Title
+
+	dec := skip.Decide(skipPR(info), skipComments(comments), o.BotLogin, o.Rerun)
+	if dec.Skip {
+		res.Skipped, res.SkipRule, res.SkipReason, res.Carried = true, dec.Rule, dec.Reason, dec.Carried
+		// A skipped PR has no verdict of its own; under rule 4 the earlier
+		// report's is carried forward.
+		if dec.Carried != nil {
+			res.Verdict = Verdict(dec.Carried.Verdict)
+		}
+		o.logf("skip: rule %d: %s", dec.Rule, dec.Reason)
+		return res, pr, nil
+	}
+	o.logf("skip: none of the four rules fired")
+	if o.PrecheckOnly {
+		return res, pr, ErrNeedsModel
+	}
+
+	// Stage 2: scope.
+	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)
+	if err != nil {
+		return res, pr, fmt.Errorf("scope: read diff of #%d: %w", o.PR, err)
+	}
+	d, err := parseSource(src)
+	if err != nil {
+		return res, pr, fmt.Errorf("scope: %w", err)
+	}
+	var truncated []Excluded
+	if src.Truncated {
+		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
+		res.Partial = true
+	}
+	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
+	// previous-comments selects on review comments from people (SPEC's
+	// table), and those are what it reads; conversation comments are not
+	// review comments.
+	humans := 0
+	var previous []string
+	if rc, err := r.GitHub.ReviewComments(ctx, o.Owner, o.Repo, o.PR); err != nil {
+		o.logf("scope: review comments unavailable (%v); previous-comments persona may not select", err)
+	} else {
+		for _, c := range rc {
+			if !c.AuthorIsBot && !strings.EqualFold(c.Author, o.BotLogin) {
+				humans++
+				previous = append(previous, c.Author+": "+c.Body)
+			}
+		}
+	}
+
+	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
+	heads := func(ctx context.Context, path string) (string, bool, error) {
+		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
+	}
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads})
+	res.Coverage.Usage.Wall = time.Since(start)
+	return res, pr, err
+}
+
+// ReviewDiff reviews a local diff with no GitHub at all. head, when not nil,
+// returns a file's new version for the validator.
+func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, title, body string, head HeadReader) (Result, error) {
+	o.defaults()
+	start := time.Now()
+	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode}
+	if o.Owner == "" {
+		res.Repo = "local"
+	}
+	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body}
+	if head == nil {
+		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
+	}
+	// A local change is the user's own: its standards files and
+	// .gitattributes are read where head reads files (the working tree or
+	// HEAD), since there is no base commit to read them from.
+	var attrs scope.Attributes
+	if text, found, err := head(ctx, ".gitattributes"); err == nil && found {
+		attrs = scope.ParseAttributes(text)
+	}
+	for _, p := range scope.StandardsPaths(d.Files) {
+		if content, found, err := head(ctx, p); err == nil && found {
+			pc.Standards = append(pc.Standards, prompt.Standards{Path: p, Content: content})
+		}
+	}
+	err := r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, head: head})
+	res.Coverage.Usage.Wall = time.Since(start)
+	return res, err
+}
+
+// parseSource turns what GitHub returned into one parsed diff.
+func parseSource(src github.DiffSource) (*diff.Diff, error) {
+	if !src.FromFilesEndpoint {
+		d, err := diff.Parse([]byte(src.Unified))
+		if err != nil {
+			return nil, fmt.Errorf("parse diff: %w", err)
+		}
+		return d, nil
+	}
+	d := &diff.Diff{}
+	for _, cf := range src.Files {
+		// ParsePatch maps the files endpoint's status words and paths.
+		f, err := diff.ParsePatch(cf.PreviousPath, cf.Path, diff.Status(cf.Status), cf.Patch)
+		if err != nil {
+			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
+		}
+		d.Files = append(d.Files, f)
+	}
+	return d, nil
+}
+
+func skipPR(p *github.PR) skip.PR {
+	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body}
+}
+
+func skipComments(cs []github.Comment) []skip.Comment {
+	out := make([]skip.Comment, len(cs))
+	for i, c := range cs {
+		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/pkg/synth"
+)
+
+// HeadReader returns a file's head version: its text, whether it exists,
+// and an error when it could not be read.
+type HeadReader func(ctx context.Context, path string) (content string, found bool, err error)
+
+// runInput is what a review has in hand once the diff is read: the same for
+// a pull request and a local diff.
+type runInput struct {
+	diff  *diff.Diff
+	attrs scope.Attributes // .gitattributes marks at the base
+	// prompt is the PR context every persona and the validator see.
+	prompt prompt.Context
+	// humanComments counts review comments from people (previous-comments).
+	humanComments int
+	// notReviewed lists what was lost before scope (GitHub's file cap).
+	notReviewed []Excluded
+	head        HeadReader
+}
+
+// run is everything after the diff is in hand: scope, select, dispatch,
+// synthesize, validate, verdict.
+func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
+	pc, notReviewed := in.prompt, in.notReviewed
+	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
+	if err != nil {
+		return err // scope's errors name their stage and the bad pattern
+	}
+	notReviewed = append(notReviewed, sc.Excluded...)
+	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
+
+	// Stage 3: select.
+	var stdPaths []string
+	for _, s := range pc.Standards {
+		stdPaths = append(stdPaths, s.Path)
+	}
+	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
+	if err != nil {
+		return fmt.Errorf("select: %w", err)
+	}
+	for _, p := range team {
+		o.logf("select: %s (%s)", p.Name, p.Reason)
+	}
+	if len(team) == 0 && len(sc.Files) > 0 {
+		// Only a `personas` restriction can empty the team: nothing looked
+		// at the files, so the review must not read as a clean pass.
+		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
+		res.Partial = true
+	}
+
+	// Budget: the diff is split into chunks of whole files within the
+	// per-call budget (what the shared PR context leaves of it), and the
+	// planned persona calls leave room for the validator under the cap.
+	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
+	for _, s := range pc.Standards {
+		shared += prompt.EstimateTokens(s.Content)
+	}
+	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
+	notReviewed = append(notReviewed, left...)
+	// Files too large for a call, or over the call budget, were meant to be
+	// reviewed: the review is partial (deliberate exclusions are not).
+	res.Partial = res.Partial || len(left) > 0
+	personaCalls := o.MaxLLMCalls
+	if o.Validate {
+		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
+	}
+	overBudget := fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)
+	if len(team) > 0 && len(chunks)*len(team) > personaCalls {
+		keep := personaCalls / len(team)
+		if keep == 0 && len(chunks) > 0 {
+			// Not even one round of the whole team fits: the first chunk
+			// goes to as many personas as the cap allows (always-on first).
+			for _, p := range team[max(personaCalls, 0):] {
+				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
+				notReviewed = append(notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
+			}
+			team, keep = team[:max(personaCalls, 0)], 1
+		}
+		for _, ch := range chunks[keep:] {
+			for _, f := range ch {
+				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
+			}
+		}
+		chunks = chunks[:keep]
+		res.Partial = true
+		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
+	}
+	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
+
+	// Stage 4: dispatch.
+	calls := &callBudget{limit: o.MaxLLMCalls}
+	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
+	res.Coverage.Personas = runs
+	failed, partial := 0, false
+	for _, pr := range runs {
+		res.Coverage.Usage.sum(pr.Usage)
+		if pr.Failed != "" {
+			failed++
+		}
+		partial = partial || pr.ChunksFailed > 0
+	}
+	res.Partial = res.Partial || failed > 0 || partial
+	if len(team) > 0 && failed == len(team) {
+		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
+		res.Failure = "every persona failed; the first error: " + runs[0].Failed
+		return fmt.Errorf("dispatch: %w", ErrAllPersonasFailed)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// Stage 5: synthesize.
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards)})
+	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
+	res.Coverage.DroppedByReason = out.DroppedByReason
+	// Demotions count in both modes: dropped in comment mode, moved to
+	// testing gaps / residual risks in report-only mode.
+	res.Coverage.Demotions = out.Demotions + len(out.Demoted)
+	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
+	for _, pr := range results {
+		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)
+		res.ResidualRisks = append(res.ResidualRisks, pr.Answer.ResidualRisks...)
+	}
+	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
+
+	// Stage 5b: validate.
+	posted := out.Gated
+	if o.Validate {
+		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, in.head, calls)
+	}
+	synth.Number(posted)
+	res.Findings = posted
+	res.Verdict = DecideVerdict(*res)
+	return nil
+}
+
+func dedupeExcluded(in []Excluded) []Excluded {
+	seen := map[Excluded]bool{}
+	var out []Excluded
+	for _, e := range in {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
