@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -29,28 +29,45 @@ var strictKeywords = map[string]bool{
 // properties in required and forbids others, and properties the original
 // leaves optional become nullable (the answer then carries null, which the
 // client removes before validating against the original).
+//
+// Key order is kept from the document: a model writes an answer's keys in
+// the order the schema lists its properties, so the findings schema lists
+// evidence and consequence before severity and confidence, and that order
+// must reach the wire (a Go map would sort it alphabetically). required
+// follows the properties' order.
 func StrictSchema(schema []byte) ([]byte, error) {
-	var root map[string]any
-	if err := json.Unmarshal(schema, &root); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	v, err := decodeOrdered(dec)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("data after the top-level value")
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("llm: parse schema: %w", err)
+	}
+	root, ok := v.(*object)
+	if !ok {
+		return nil, errors.New("llm: parse schema: the document is not an object")
 	}
 	out, err := strictNode(root, root, nil)
 	if err != nil {
 		return nil, err
 	}
-	obj, ok := out.(map[string]any)
-	if !ok || obj["type"] != "object" {
+	if typ, _ := out.get("type"); typ != "object" {
 		return nil, errors.New("llm: strict schema root must be an object")
 	}
-	return json.Marshal(obj)
+	return json.Marshal(out)
 }
 
-func strictNode(root map[string]any, node any, refs []string) (any, error) {
-	m, ok := node.(map[string]any)
+func strictNode(root *object, node any, refs []string) (*object, error) {
+	m, ok := node.(*object)
 	if !ok {
 		return nil, fmt.Errorf("llm: schema node is %T, want object", node)
 	}
-	if ref, ok := m["$ref"].(string); ok {
+	if r, ok := m.get("$ref"); ok {
+		ref, _ := r.(string)
 		if slices.Contains(refs, ref) {
 			return nil, fmt.Errorf("llm: schema reference %s is recursive", ref)
 		}
@@ -60,21 +77,22 @@ func strictNode(root map[string]any, node any, refs []string) (any, error) {
 		}
 		return strictNode(root, target, append(refs, ref))
 	}
-	out := map[string]any{}
-	for k, v := range m {
+	out := &object{}
+	for _, k := range m.keys {
 		if strictKeywords[k] {
-			out[k] = v
+			out.set(k, m.vals[k])
 		}
 	}
-	if items, ok := m["items"]; ok {
+	if items, ok := m.get("items"); ok {
 		s, err := strictNode(root, items, refs)
 		if err != nil {
 			return nil, err
 		}
-		out["items"] = s
+		out.set("items", s)
 	}
-	if alts, ok := m["anyOf"].([]any); ok {
-		var list []any
+	if a, ok := m.get("anyOf"); ok {
+		alts, _ := a.([]any)
+		list := make([]any, 0, len(alts))
 		for _, a := range alts {
 			s, err := strictNode(root, a, refs)
 			if err != nil {
@@ -82,59 +100,63 @@ func strictNode(root map[string]any, node any, refs []string) (any, error) {
 			}
 			list = append(list, s)
 		}
-		out["anyOf"] = list
+		out.set("anyOf", list)
 	}
-	props, isObject := m["properties"].(map[string]any)
+	p, _ := m.get("properties")
+	props, isObject := p.(*object)
 	if !isObject {
 		return out, nil
 	}
 	required := map[string]bool{}
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
+	if req, ok := m.get("required"); ok {
+		list, _ := req.([]any)
+		for _, r := range list {
 			if s, ok := r.(string); ok {
 				required[s] = true
 			}
 		}
 	}
-	names := make([]string, 0, len(props))
-	newProps := map[string]any{}
-	for name, p := range props {
-		s, err := strictNode(root, p, refs)
+	names := make([]any, 0, len(props.keys))
+	newProps := &object{}
+	for _, name := range props.keys {
+		s, err := strictNode(root, props.vals[name], refs)
 		if err != nil {
 			return nil, err
 		}
 		if !required[name] {
-			s = nullable(s.(map[string]any))
+			s = nullable(s)
 		}
-		newProps[name] = s
+		newProps.set(name, s)
 		names = append(names, name)
 	}
-	sort.Strings(names)
-	out["properties"] = newProps
-	out["required"] = names
-	out["additionalProperties"] = false
+	out.set("properties", newProps)
+	out.set("required", names)
+	out.set("additionalProperties", false)
 	return out, nil
 }
 
 // nullable lets s also be null.
-func nullable(s map[string]any) map[string]any {
-	switch t := s["type"].(type) {
+func nullable(s *object) *object {
+	t, _ := s.get("type")
+	switch t := t.(type) {
 	case string:
-		s["type"] = []any{t, "null"}
+		s.set("type", []any{t, "null"})
 	case []any:
 		if !slices.Contains(t, any("null")) {
-			s["type"] = append(slices.Clone(t), "null")
+			s.set("type", append(slices.Clone(t), "null"))
 		}
 	default:
-		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+		return &object{keys: []string{"anyOf"}, vals: map[string]any{"anyOf": []any{s, &object{keys: []string{"type"}, vals: map[string]any{"type": "null"}}}}}
 	}
-	if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
-		s["enum"] = append(slices.Clone(e), nil)
+	if e, ok := s.get("enum"); ok {
+		if list, ok := e.([]any); ok && !slices.Contains(list, nil) {
+			s.set("enum", append(slices.Clone(list), nil))
+		}
 	}
 	return s
 }
 
-func resolveRef(root map[string]any, ref string) (any, error) {
+func resolveRef(root *object, ref string) (any, error) {
 	if ref == "#" {
 		return root, nil
 	}
@@ -144,11 +166,11 @@ func resolveRef(root map[string]any, ref string) (any, error) {
 	var cur any = root
 	for _, tok := range strings.Split(ref[2:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
+		m, ok := cur.(*object)
 		if !ok {
 			return nil, fmt.Errorf("llm: schema reference %s does not resolve", ref)
 		}
-		if cur, ok = m[tok]; !ok {
+		if cur, ok = m.get(tok); !ok {
 			return nil, fmt.Errorf("llm: schema reference %s does not resolve", ref)
 		}
 	}

@@ -218,18 +218,24 @@ func TestStrictSchemaShapes(t *testing.T) {
 		{
 			name:   "optional enum becomes nullable with null in the enum",
 			schema: `{"type":"object","required":["a"],"properties":{"a":{"type":"string","minLength":1},"b":{"type":"string","enum":["x","y"]}}}`,
-			want:   `{"additionalProperties":false,"properties":{"a":{"type":"string"},"b":{"enum":["x","y",null],"type":["string","null"]}},"required":["a","b"],"type":"object"}`,
+			want:   `{"type":"object","required":["a","b"],"properties":{"a":{"type":"string"},"b":{"type":["string","null"],"enum":["x","y",null]}},"additionalProperties":false}`,
 		},
 		{
 			name:   "optional without a type is wrapped in anyOf",
 			schema: `{"type":"object","properties":{"r":{"$ref":"#/definitions/d"}},"definitions":{"d":{"enum":[1,2]}}}`,
-			want:   `{"additionalProperties":false,"properties":{"r":{"anyOf":[{"enum":[1,2]},{"type":"null"}]}},"required":["r"],"type":"object"}`,
+			want:   `{"type":"object","properties":{"r":{"anyOf":[{"enum":[1,2]},{"type":"null"}]}},"required":["r"],"additionalProperties":false}`,
 		},
 		{
 			name:   "array items are made strict",
 			schema: `{"type":"object","required":["l"],"properties":{"l":{"type":"array","minItems":1,"maxItems":3,"items":{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}}}}`,
-			want:   `{"additionalProperties":false,"properties":{"l":{"items":{"additionalProperties":false,"properties":{"n":{"type":"integer"}},"required":["n"],"type":"object"},"type":"array"}},"required":["l"],"type":"object"}`,
+			want:   `{"type":"object","required":["l"],"properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}}},"additionalProperties":false}`,
 		},
+		{
+			name:   "properties and required keep the document's order, not the alphabet",
+			schema: `{"type":"object","required":["z","a"],"properties":{"z":{"type":"string"},"m":{"type":"integer"},"a":{"type":"boolean"}}}`,
+			want:   `{"type":"object","required":["z","m","a"],"properties":{"z":{"type":"string"},"m":{"type":["integer","null"]},"a":{"type":"boolean"}},"additionalProperties":false}`,
+		},
+		{name: "trailing data", schema: `{"type":"object"} {}`, wantErr: "parse schema"},
 		{name: "recursive reference", schema: `{"type":"object","properties":{"x":{"$ref":"#"}}}`, wantErr: "recursive"},
 		{name: "remote reference", schema: `{"type":"object","properties":{"x":{"$ref":"http://e.com/s.json"}}}`, wantErr: "not local"},
 		{name: "dangling reference", schema: `{"type":"object","properties":{"x":{"$ref":"#/definitions/nope"}}}`, wantErr: "does not resolve"},
