@@ -214,20 +214,21 @@ func TestReviewPREndToEnd(t *testing.T) {
 	}
 
 	// GitHub: PR, issue comments, diff, base tree, AGENTS.md, review
-	// comments; then one head file per file a validator needs (2).
+	// comments; then one head file per file a finding names (3), read once
+	// for anchoring and again by nobody: the validator reuses the reads.
 	reqs := e.gh.Requests()
-	if len(reqs) != 6+2 {
+	if len(reqs) != 6+3 {
 		var paths []string
 		for _, r := range reqs {
 			paths = append(paths, r.Method+" "+r.Path+"?"+r.Query)
 		}
-		t.Errorf("GitHub requests: got %d; want 8:\n%s", len(reqs), strings.Join(paths, "\n"))
+		t.Errorf("GitHub requests: got %d; want 9:\n%s", len(reqs), strings.Join(paths, "\n"))
 	}
 	if n := ghCount(reqs, "GET", "/contents/AGENTS.md", baseSHA); n != 1 {
 		t.Errorf("AGENTS.md at the base commit read %d times; want 1", n)
 	}
-	if n := ghCount(reqs, "GET", "/contents/", headSHA); n != 2 {
-		t.Errorf("head files read: got %d; want 2 (orders.go, the migration)", n)
+	if n := ghCount(reqs, "GET", "/contents/", headSHA); n != 3 {
+		t.Errorf("head files read: got %d; want 3 (each file a finding names, once)", n)
 	}
 	for _, r := range e.model.Requests() {
 		if r.Persona != "validator" && r.Persona != "" && !strings.Contains(r.Messages[1].Content, "parameterized queries") {

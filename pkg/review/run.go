@@ -10,6 +10,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/synth"
+	"golang.org/x/sync/errgroup"
 )
 
 // HeadReader returns a file's head version: its text, whether it exists,
@@ -121,8 +122,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		return err
 	}
 
-	// Stage 5: synthesize.
-	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards)})
+	// Stage 5: synthesize. Step 1 anchors findings to their quoted code in
+	// the head files they name; each is read once, and the validator reuses
+	// the read.
+	heads := newFileCache(in.head)
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
+		Heads: readHeads(ctx, heads, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
 	// Demotions count in both modes: dropped in comment mode, moved to
@@ -138,7 +143,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, in.head, calls)
+		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, heads.get, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted
@@ -153,6 +158,31 @@ func dedupeExcluded(in []Excluded) []Excluded {
 		if !seen[e] {
 			seen[e] = true
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// readHeads reads the head versions of files in parallel. A file that
+// cannot be read is left out: synthesis then anchors against the lines the
+// diff shows, and the validator reports the failure for its findings.
+func readHeads(ctx context.Context, heads *fileCache, files []*diff.File, limit int) map[string]string {
+	got := make([]*string, len(files))
+	var g errgroup.Group
+	g.SetLimit(max(limit, 1))
+	for i, f := range files {
+		g.Go(func() error {
+			if content, found, err := heads.get(ctx, f.Path()); err == nil && found {
+				got[i] = &content
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines return no error
+	out := make(map[string]string, len(files))
+	for i, f := range files {
+		if got[i] != nil {
+			out[f.Path()] = *got[i]
 		}
 	}
 	return out

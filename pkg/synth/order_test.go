@@ -167,7 +167,7 @@ func TestStepOrder(t *testing.T) {
 }
 
 func TestSynthesizeMergedFinding(t *testing.T) {
-	files := []*diff.File{modified("pkg/a.go", 1, "a", "b", "c", "d", "e", "f")}
+	files := []*diff.File{modified("pkg/a.go", 1, "a", "b", "+query := \"SELECT * FROM t WHERE id = \" + id", "+rows, err := db.Query(query)", "e", "f")}
 	out := Synthesize(Input{Files: files, Results: []PersonaResult{
 		res("security", fnd("SQL built by concatenation", "./pkg/a.go", 3, finding.P1, 75,
 			evidence("a.go:3 query := \"...\" + id"), func(f *finding.Finding) {

@@ -8,7 +8,9 @@
 // merged finding is judged once):
 //
 //  1. validate: drop findings that break the schema, name a file outside the
-//     PR, or name a line outside the file's new version;
+//     PR, or name a line outside the file's new version; anchor each to its
+//     quoted code (the line snaps to it; a quote found nowhere drops the
+//     finding as unanchored);
 //  2. deduplicate: merge findings on the same file with the same normalized
 //     title whose lines lie within 3 of each other;
 //  3. promote: two or more distinct personas raise the anchor one step;
@@ -71,6 +73,10 @@ type Input struct {
 	// Mode is ModeComment or ModeReportOnly. Anything else, including "",
 	// is treated as ModeComment (the action's default, and the stricter one).
 	Mode string
+	// Heads holds head versions of the PR's files, keyed by the diff's path
+	// (diff.File.Path). Step 1 anchors findings to their quoted code in them;
+	// for a file without an entry it searches the lines the diff shows.
+	Heads map[string]string
 	// SuppressionForbidden turns step 6 off: a project-standards rule forbids
 	// lint suppressions, so a suppressed line is still reviewed.
 	SuppressionForbidden bool
@@ -112,7 +118,7 @@ func Synthesize(in Input) Output {
 	files := newFileIndex(in.Files)
 
 	// 1. validate
-	fs := validate(collect(in.Results), files, out.DroppedByReason)
+	fs := validate(collect(in.Results), files, newAnchorer(in.Heads), out.DroppedByReason)
 	// 2. deduplicate
 	groups := dedupe(fs, out.DroppedByReason)
 	// 3. promote

@@ -17,13 +17,17 @@ const maxTitle = 100
 // file's new version, counting each by reason. A kept finding's File is
 // rewritten to the diff's own spelling of the path.
 //
-// The line check is only as good as what the diff tells: for an added file
-// the whole new version is in the diff, so its length is known and a line
-// past it is dropped; for a modified or renamed file the head version is not
-// fetched at this stage, so any line >= 1 is accepted (the Stage 5b validator
-// reads the head file). A deleted file has no new version, so any line on it
-// is outside.
-func validate(fs []finding.Finding, files fileIndex, dropped map[string]int) []finding.Finding {
+// Between the file and the line checks, a finding is anchored to its
+// evidence (anchor.go): its line snaps to the quoted code, and a finding
+// whose quoted code occurs nowhere is dropped as ReasonUnanchored.
+//
+// The line check is only as good as what is known: for an added file the
+// whole new version is in the diff, so its length is known and a line past
+// it is dropped; for a modified or renamed file, the head version when
+// Input.Heads has it, else any line >= 1 is accepted (the Stage 5b
+// validator reads the head file). A deleted file has no new version, so any
+// line on it is outside.
+func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped map[string]int) []finding.Finding {
 	kept := fs[:0] // fs is synthesis's own copy: filter in place
 	for _, f := range fs {
 		if !schemaValid(f) {
@@ -35,7 +39,13 @@ func validate(fs []finding.Finding, files fileIndex, dropped map[string]int) []f
 			dropped[ReasonNotInPR]++
 			continue
 		}
-		if !lineInNewVersion(df, f.Line) {
+		// Anchoring first: a line a model miscounted past the end is
+		// moved back to its quoted code before it is judged.
+		if !anchors.anchor(&f, df) {
+			dropped[ReasonUnanchored]++
+			continue
+		}
+		if !lineInNewVersion(df, f.Line) || !anchors.inHead(df, f.Line) {
 			dropped[ReasonLineOutside]++
 			continue
 		}
