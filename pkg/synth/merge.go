@@ -9,43 +9,6 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
-// dedupe is step 2. Findings on the same file whose titles normalize to the
-// same text are clustered in line order: a finding joins the cluster when its
-// line is within DedupeWindow of the previous member's line, so clusters chain
-// (10, 13, 16 is one finding). Each cluster becomes one group; the findings
-// merged away are counted as ReasonDuplicate.
-func dedupe(fs []finding.Finding, dropped map[string]int) []group {
-	type keyed struct {
-		key string // file and normalized title
-		f   *finding.Finding
-	}
-	ks := make([]keyed, len(fs))
-	for i := range fs {
-		ks[i] = keyed{fs[i].File + "\x00" + normalizeTitle(fs[i].Title), &fs[i]}
-	}
-	slices.SortFunc(ks, func(x, y keyed) int {
-		return cmp.Or(strings.Compare(x.key, y.key), cmp.Compare(x.f.Line, y.f.Line), compareFindings(*x.f, *y.f))
-	})
-	sorted := make([]finding.Finding, len(ks))
-	for i, k := range ks {
-		sorted[i] = *k.f
-	}
-
-	groups := make([]group, 0, len(fs))
-	start := 0
-	for i := 1; i <= len(ks); i++ {
-		if i < len(ks) && ks[i].key == ks[i-1].key && sorted[i].Line-sorted[i-1].Line <= DedupeWindow {
-			continue
-		}
-		groups = append(groups, merge(sorted[start:i:i]))
-		if n := i - start - 1; n > 0 {
-			dropped[ReasonDuplicate] += n
-		}
-		start = i
-	}
-	return groups
-}
-
 // merge folds a cluster into one finding: the text, line and routing of the
 // highest-ranked member (routing is settled later, in step 5), the highest
 // severity and anchor, every reviewer, and the union of the evidence. It is

@@ -126,7 +126,7 @@ func TestStepOrder(t *testing.T) {
 			name: "pre-existing splits off before lint-ignore, demotion and the gate",
 			in: Input{Files: files, Results: []PersonaResult{
 				res("security", fnd("Old bug", "pkg/a.go", 4, finding.P1, 25, preExisting)),
-				res("testing", fnd("Old gap", "pkg/a.go", 1, finding.P3, 50, advisory, preExisting)),
+				res("testing", fnd("Untested legacy branch", "pkg/a.go", 1, finding.P3, 50, advisory, preExisting)),
 			}},
 			want: want{pre: 2, byReason: map[string]int{}, byAnchor: map[int]int{}},
 		},
@@ -184,7 +184,7 @@ func TestSynthesizeMergedFinding(t *testing.T) {
 	got := out.Gated[0]
 	want := finding.Finding{
 		Title: "SQL built by concatenation.", Severity: finding.P0, File: "pkg/a.go", Line: 4,
-		WhyItMatters: "callers get a wrong result", AutofixClass: "gated_auto", Owner: "human",
+		AutofixClass: "gated_auto", Owner: "human",
 		RequiresVerification: true, Confidence: 100,
 		Evidence:  []string{"a.go:4 db.Query(query)", "a.go:3 query := \"...\" + id"},
 		Reviewers: []string{"correctness", "security"}, Number: 1, Promoted: true,
