@@ -10,10 +10,10 @@ import (
 // fnd builds a schema-valid finding; mods adjust it.
 func fnd(title, file string, line int, sev finding.Severity, conf int, mods ...func(*finding.Finding)) finding.Finding {
 	f := finding.Finding{
-		Title:        title,
-		Severity:     sev,
-		File:         file,
-		Line:         line,
+		Title:    title,
+		Severity: sev,
+		File:     file,
+		Line:     line,
 		// No reason by default: a shared stock reason would make every
 		// pair of fixtures look alike to deduplication (similar.go).
 		WhyItMatters: "",
