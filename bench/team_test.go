@@ -62,7 +62,7 @@ var findingTitles = [wantFindings]string{
 	"Trigram index built without CONCURRENTLY locks users",
 	"Backfill UPDATE rewrites every row in one transaction",
 	"SearchUsers changes an exported signature without a version bump",
-	"Search response omits the total count the docs promise",
+	"Search response omits the total count the API reference promises",
 	"No test covers the page clamp",
 	"Webhook errors are dropped silently",
 	"Exported Searched has no doc comment",

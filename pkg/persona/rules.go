@@ -20,14 +20,17 @@ type pathInfo struct {
 	base   string   // lower-cased base name
 	words  []string // lower-cased path split on every non-alphanumeric rune
 	golang bool     // a .go file
+	lang   lang
 }
 
-// lineInfo is what line rules see: one added or deleted line.
+// lineInfo is what line rules see: one line of code, added or deleted (or,
+// for personas that read context, a context line).
 type lineInfo struct {
 	raw    string // the line as written
 	lower  string // lower-cased, filled in by low on first use
 	file   *pathInfo
-	inLoop bool // within loopWindow lines after a loop header
+	inLoop bool   // within loopWindow lines after a loop header
+	prev   string // the line before it on the same side of the hunk, "" at the start
 }
 
 // low returns the lower-cased line; only rules whose needles matched need it.
@@ -54,6 +57,12 @@ type rule struct {
 type scan struct {
 	name  string
 	rules []rule
+	// context: the persona's line rules also read the diff's context lines
+	// of a file whose change touches code. A context line shows what the
+	// change sits in and can reach (a bearer token logged two lines up);
+	// for security that is worth a call, for the others the changed lines
+	// decide.
+	context bool
 }
 
 // scanner is the compiled rule table: every line needle in one matcher.
@@ -65,12 +74,12 @@ type scanner struct {
 // scanned returns the personas selected by diff signals, with their rules.
 func scanned() []scan {
 	return []scan{
-		{"security", securityRules()},
-		{"performance", performanceRules()},
-		{"api-contract", apiRules()},
-		{"data-migrations", migrationRules()},
-		{"reliability", reliabilityRules()},
-		{"adversarial", adversarialRules()},
+		{"security", securityRules(), true},
+		{"performance", performanceRules(), false},
+		{"api-contract", apiRules(), false},
+		{"data-migrations", migrationRules(), false},
+		{"reliability", reliabilityRules(), false},
+		{"adversarial", adversarialRules(), false},
 	}
 }
 
@@ -122,6 +131,7 @@ func (ru *rule) lineMatch(l *lineInfo, found *needleSet) string {
 func newPathInfo(p string) pathInfo {
 	lower := strings.ToLower(p)
 	fi := pathInfo{lower: lower, base: path.Base(lower), golang: strings.HasSuffix(lower, ".go")}
+	fi.lang = langOf(lower, fi.base)
 	fi.words = strings.FieldsFunc(lower, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})
@@ -217,7 +227,16 @@ func securityRules() []rule {
 		anyLine("cryptography", "crypto/", "md5", "sha1", "bcrypt", "scrypt", "argon2", "hmac", "cipher", "rsa.", "ecdsa", "ed25519", "hashlib", "randombytes", "subtle.constanttimecompare"),
 		anyLine("secret or credential handling", "password", "passwd", "secret", "api_key", "apikey", "private_key", "privatekey", "credential", "bearer "),
 		anyLine("authentication or authorization check", "authenticat", "authoriz", "isadmin", "is_admin", "requireauth", "require_auth", "login", "oauth", "rbac", "acl", "permission"),
-		anyLine("session, cookie or token handling", "session", "cookie", "jwt", "csrf", "token"),
+		anyLine("session or cookie handling", "sessionid", "session_id", "session_key", "session[", "request.session", "req.session", "set_cookie", "setcookie", "cookie", "jwt", "csrf"),
+		{
+			any: []string{"token"},
+			check: func(l *lineInfo) string {
+				if securityToken(l.low()) {
+					return "token handling"
+				}
+				return ""
+			},
+		},
 		anyLine("file permission change", "chmod", "0777", "0o777", "0666", "os.modeperm", "setuid", "umask"),
 		anyLine("untrusted input parsing", "unmarshal", "pickle.load", "yaml.load", "deserializ", "objectinputstream", "xml.newdecoder", "json.newdecoder", "parseform", "formvalue(", "url.query()", "request.args", "request.form", "req.body", "req.query", "req.params", "r.body"),
 		anyLine("HTTP handler", "http.handlerfunc", "http.responsewriter", "*http.request", "gin.context", "echo.context", "fiber.ctx", "@app.route", "@router.", "handlefunc(", "@getmapping", "@postmapping", "@requestmapping", "(req, res"),
@@ -338,6 +357,24 @@ func apiRules() []rule {
 			},
 		},
 		anyLine("exported JS/TS declaration", "export function ", "export async function ", "export const ", "export class ", "export interface ", "export type ", "export default ", "module.exports"),
+		{
+			any: []string{"def ", "class "},
+			check: func(l *lineInfo) string {
+				if name := publicPythonDecl(l.raw); l.file.lang == langPython && name != "" && !privatePythonModule(l.file) {
+					return "public Python signature " + name + " changed"
+				}
+				return ""
+			},
+		},
+		{
+			any: []string{"= function", "=function", "=>", "exports."},
+			check: func(l *lineInfo) string {
+				if name := publicJSAssignment(l.raw); l.file.lang == langJS && name != "" {
+					return "public JavaScript function " + name + " changed"
+				}
+				return ""
+			},
+		},
 	}
 }
 
@@ -424,7 +461,12 @@ func reliabilityRules() []rule {
 				return ""
 			},
 		},
-		anyLine("error handling", "err != nil", "errors.is(", "errors.as(", "panic(", "recover()", "try:", "except ", "except:", "catch (", "catch(", "} catch", "throw ", "raise ", "rescue"),
+		{
+			any: swallowNeedles(),
+			check: func(l *lineInfo) string {
+				return swallowedError(l)
+			},
+		},
 	}
 }
 
@@ -451,7 +493,9 @@ func adversarialRules() []rule {
 			return pathWords("deploy configuration", []string{"deploy", "deployment", "deployments", "helm", "k8s", "kubernetes", "terraform", "kustomization", "ansible"}, nil).path(p)
 		}},
 		pathWords("payments code", []string{"charge", "charges"}, []string{"payment", "billing", "invoice", "checkout", "stripe", "paypal", "refund", "subscription", "wallet"}),
-		pathWords("authentication code", authExact(), []string{"authenticat", "authoriz", "session", "password", "credential", "permission"}),
+		// Not "session": sessions.py of an HTTP client is connection
+		// pooling, and security already reads session paths.
+		pathWords("authentication code", authExact(), []string{"authenticat", "authoriz", "password", "credential", "permission"}),
 		pathWords("data deletion code", []string{"delete", "deletion", "purge", "retention", "erase", "gdpr"}, nil),
 		anyLine("data deletion", "delete from ", "drop table", "truncate table", "removeall(", "rm -rf", "shutil.rmtree", "deletemany(", "delete_all", "destroy_all", "bulk_delete", ".destroy("),
 	}

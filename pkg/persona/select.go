@@ -162,8 +162,12 @@ type hit struct {
 
 // scanFiles runs every scanned persona's rules over the files once. Files
 // that are not scope.Executable (tests, docs, lock, vendored, generated)
-// are skipped: they do not change what the code does. Only added and
-// deleted lines are matched; context lines only open loop windows.
+// are skipped: they do not change what the code does. So is a file whose
+// change touches no line of code (only comments, docstrings or blank
+// lines): a one-line docstring edit in sessions.py selects nobody, whatever
+// the path says. Otherwise path rules run, and line rules on the added and
+// deleted lines of code (comment lines never fire a rule), plus the context
+// lines of code for personas that read context (scan.context).
 func scanFiles(files []*diff.File) []hit {
 	sc := newScanner()
 	table := sc.table
@@ -179,6 +183,10 @@ func scanFiles(files []*diff.File) []hit {
 			continue
 		}
 		fi := newPathInfo(p)
+		flags, changed := codeFlags(f, fi.lang)
+		if !changed {
+			continue
+		}
 		for i, t := range table {
 			fileBest[i] = len(t.rules)
 			for r := range t.rules {
@@ -192,16 +200,27 @@ func scanFiles(files []*diff.File) []hit {
 				}
 			}
 		}
-		for _, h := range f.Hunks {
-			loop := 0 // lines left in the window after a loop header
-			for _, l := range h.Lines {
+		for k, h := range f.Hunks {
+			loop := 0                  // lines left in the window after a loop header
+			prevOld, prevNew := "", "" // the previous line of code on each side
+			for j, l := range h.Lines {
 				opens := isLoop(l.Text, fi.golang)
-				if l.Kind != diff.Context {
+				if flags[k][j] {
+					prev := prevNew
+					if l.Kind == diff.Delete {
+						prev = prevOld
+					}
 					found.clear()
 					sc.m.find(l.Text, &found)
 					if !found.empty() {
-						ln := lineInfo{raw: l.Text, file: &fi, inLoop: loop > 0}
-						sc.lineRules(&ln, &found, fileBest, hits, p)
+						ln := lineInfo{raw: l.Text, file: &fi, inLoop: loop > 0, prev: prev}
+						sc.lineRules(&ln, &found, fileBest, hits, p, l.Kind == diff.Context)
+					}
+					if l.Kind != diff.Delete {
+						prevNew = l.Text
+					}
+					if l.Kind != diff.Add {
+						prevOld = l.Text
 					}
 				}
 				switch {
@@ -224,8 +243,11 @@ func scanFiles(files []*diff.File) []hit {
 // lineRules runs the line rules that can still add something on one line:
 // any rule while the file has no hit for that persona yet, else only rules
 // stronger than both the file's and the overall best.
-func (sc *scanner) lineRules(ln *lineInfo, found *needleSet, fileBest []int, hits []hit, path string) {
+func (sc *scanner) lineRules(ln *lineInfo, found *needleSet, fileBest []int, hits []hit, path string, context bool) {
 	for i, t := range sc.table {
+		if context && !t.context {
+			continue
+		}
 		limit := fileBest[i]
 		if limit < len(t.rules) {
 			limit = min(limit, hits[i].rank)

@@ -45,6 +45,11 @@ import (
 // and up, near misses 0.25 and below; the threshold sits between.
 const Similarity = 0.33
 
+// MinTitleSimilarity is the least overlap of the titles alone for findings
+// that quote different code: reasons often share boilerplate ("normal use
+// hits this"), titles carry the problem.
+const MinTitleSimilarity = 0.3
+
 // QuoteSimilarity is the lower overlap that suffices when the two findings
 // quote the same code line: on the table, paraphrases that share a quote
 // score 0.35 and up, different problems on one quoted line 0.25 and below.
@@ -111,14 +116,18 @@ func dedupe(fs []finding.Finding, dropped map[string]int) []group {
 
 // problem is what dedupe compares about a finding, computed once.
 type problem struct {
-	title  string          // normalizeTitle
-	words  map[string]bool // title words
-	all    map[string]bool // title and why_it_matters words
-	quotes map[string]bool // normalized code quotes of the evidence
+	reviewer string          // the one persona that reported it (before merging)
+	title    string          // normalizeTitle
+	words    map[string]bool // title words
+	all      map[string]bool // title and why_it_matters words
+	quotes   map[string]bool // normalized code quotes of the evidence
 }
 
 func newProblem(f finding.Finding) problem {
 	p := problem{title: normalizeTitle(f.Title), words: bagOfWords(f.Title), quotes: map[string]bool{}}
+	if len(f.Reviewers) > 0 {
+		p.reviewer = f.Reviewers[0]
+	}
 	p.all = bagOfWords(f.Title + " " + f.WhyItMatters)
 	for _, e := range f.Evidence {
 		for _, q := range parseEvidence(e) {
@@ -138,6 +147,11 @@ func sameProblem(a, b problem) bool {
 	if a.title == b.title {
 		return true
 	}
+	// One persona that reports two findings meant two: paraphrase is
+	// what different personas do.
+	if a.reviewer == b.reviewer {
+		return false
+	}
 	// A missing test and the defect it would catch are two findings: one
 	// asks for a fix, the other for a test.
 	if a.words[testWord] != b.words[testWord] {
@@ -150,11 +164,15 @@ func sameProblem(a, b problem) bool {
 	if len(ka) > 0 && len(kb) > 0 && dice(ka, kb) == 0 {
 		return false
 	}
-	if dice(a.words, b.words) == 0 {
+	t := dice(a.words, b.words)
+	if t == 0 {
 		return false // titles that share no word never merge on their reasons alone
 	}
 	s := similarity(a, b)
-	return s >= Similarity || (s >= QuoteSimilarity && sharesQuote(a, b))
+	if sharesQuote(a, b) {
+		return s >= QuoteSimilarity
+	}
+	return t >= MinTitleSimilarity && s >= Similarity
 }
 
 // kinds are the words of a title that name a kind of defect: the words
@@ -304,15 +322,16 @@ var synonyms = stemmedSynonyms(map[string]string{
 	"discard": "ignore", "swallow": "ignore", "unchecked": "ignore", "unhandled": "ignore",
 	"drop": "ignore", "silently": "ignore", "lost": "ignore", "neglect": "ignore",
 	"err": "error",
-	// secrets
+	// secrets and personal data
 	"token": "secret", "bearer": "secret", "password": "secret", "credential": "secret",
 	"authorization": "secret", "apikey": "secret",
+	"personal": "privacy", "pii": "privacy",
 	// logging
 	"logger": "log", "print": "log", "printf": "log",
 	// injection and string building
-	"inject": "injection", "concatenate": "concat", "concatenation": "concat",
-	"interpolate": "concat", "formatting": "concat", "sprintf": "concat",
-	"sql": "query",
+	// (building a query or command from strings is the injection shape)
+	"inject": "injection", "unescaped": "injection", "concatenate": "injection", "concatenation": "injection",
+	"interpolate": "injection", "formatting": "injection", "sprintf": "injection", "concat": "injection",
 	// nil
 	"null": "nil", "none": "nil", "undefined": "nil", "dereference": "deref", "pointer": "deref",
 	"crash": "panic",
@@ -320,11 +339,16 @@ var synonyms = stemmedSynonyms(map[string]string{
 	"deadline": "timeout", "hang": "timeout", "forever": "timeout", "indefinitely": "timeout",
 	"block": "timeout",
 	// concurrency
-	"goroutine": "concurrent", "thread": "concurrent", "race": "concurrent", "mutex": "lock",
+	"goroutine": "concurrency", "thread": "concurrency", "race": "concurrency", "mutex": "concurrency",
+	"lock": "concurrency",
 	// pagination
 	"pagination": "page", "offset": "page", "paging": "page",
 	// tests
 	"untested": "test", "coverage": "test", "cover": "test",
+	// documentation
+	"comment": "doc", "docstring": "doc", "godoc": "doc", "documentation": "doc",
+	// compatibility
+	"signature": "compat", "breaking": "compat", "version": "compat", "deprecation": "compat",
 })
 
 // defectKinds are the words synonyms fold onto: each names a kind of

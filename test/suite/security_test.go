@@ -312,7 +312,9 @@ func hostileRun(t *testing.T, readOnly bool) {
 	f := finding("internal/store/users.go", 42, "SQL injection @octocat <script>x</script> "+apiKey+" "+ghpShaped)
 	f["severity"] = "P0"
 	f["why_it_matters"] = hostileText
-	f["evidence"] = []string{hostileText}
+	// A real quote of line 42 anchors the finding (synthesis drops one whose
+	// quoted code occurs nowhere); the hostile text rides along.
+	f["evidence"] = []string{"internal/store/users.go:42: `WHERE name ILIKE '%%%s%%'`", hostileText}
 	f["suggested_fix"] = hostileText
 	rejected := finding("internal/store/users.go", 38, "rejected @octocat "+skShaped)
 	raw, err := json.Marshal(map[string]any{

@@ -1,0 +1,139 @@
+package persona
+
+import (
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+)
+
+// lang is the language family of a file, as far as selection cares: which
+// comment syntax it has, and which public-signature rules apply.
+type lang uint8
+
+const (
+	langOther  lang = iota
+	langGo          // .go
+	langPython      // .py, .pyi
+	langJS          // JavaScript and TypeScript
+	langC           // C, C++, Objective-C, C#: '#' starts a preprocessor line, not a comment
+	langRust        // '#[' is an attribute
+	langHash        // shell, Ruby, YAML, TOML, Perl, R, Makefile, Dockerfile: '#' comments only
+	langSQL         // '--' comments
+)
+
+func langOf(lowerPath, base string) lang {
+	ext := ""
+	if i := strings.LastIndexByte(base, '.'); i >= 0 {
+		ext = base[i:]
+	}
+	switch ext {
+	case ".go":
+		return langGo
+	case ".py", ".pyi":
+		return langPython
+	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
+		return langJS
+	case ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".m", ".mm", ".cs":
+		return langC
+	case ".rs":
+		return langRust
+	case ".sh", ".bash", ".zsh", ".rb", ".yml", ".yaml", ".toml", ".pl", ".pm", ".r", ".tf", ".cfg", ".ini", ".conf":
+		return langHash
+	case ".sql":
+		return langSQL
+	}
+	if base == "makefile" || base == "dockerfile" || strings.HasPrefix(base, "dockerfile.") || base == "gemfile" || base == "rakefile" {
+		return langHash
+	}
+	return langOther
+}
+
+// commentScanner tells, line by line through a hunk, which lines are not
+// code: blank lines, comments, block-comment bodies and Python docstrings.
+// A hunk can start inside a block comment or a docstring the diff does not
+// show; the scanner starts outside, so such lines read as code (selection
+// then errs toward running a persona, never toward skipping one).
+type commentScanner struct {
+	lang    lang
+	inBlock bool // inside /* ... */
+	inDoc   bool // inside a Python triple-quoted string
+}
+
+// nonCode reports whether text (one line of a hunk, in order) is not code.
+func (c *commentScanner) nonCode(text string) bool {
+	t := strings.TrimSpace(text)
+	if c.lang == langPython {
+		n := strings.Count(t, `"""`) + strings.Count(t, `'''`)
+		doc := c.inDoc || strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`) ||
+			strings.HasPrefix(t, `r"""`) || strings.HasPrefix(t, `f"""`)
+		if n%2 == 1 {
+			c.inDoc = !c.inDoc
+		}
+		if doc || t == "" || strings.HasPrefix(t, "#") {
+			return true
+		}
+		return false
+	}
+	if c.inBlock {
+		if i := strings.Index(t, "*/"); i >= 0 {
+			c.inBlock = false
+			return strings.TrimSpace(t[i+2:]) == ""
+		}
+		return true
+	}
+	switch {
+	case t == "":
+		return true
+	case c.lang == langSQL && strings.HasPrefix(t, "--"):
+		return true
+	case c.lang == langHash && strings.HasPrefix(t, "#"):
+		return true
+	case c.lang == langRust && strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "#[") && !strings.HasPrefix(t, "#!["):
+		return false // not a comment in Rust, but not one of ours either
+	case c.lang == langHash || c.lang == langSQL:
+		return false
+	case strings.HasPrefix(t, "//"):
+		return true
+	case strings.HasPrefix(t, "/*"):
+		if !strings.Contains(t[2:], "*/") {
+			c.inBlock = true
+			return true
+		}
+		return strings.TrimSpace(t[strings.Index(t[2:], "*/")+4:]) == ""
+	case strings.HasPrefix(t, "*/"), t == "*", strings.HasPrefix(t, "* "):
+		return true // the body or end of a block comment the hunk started inside
+	case c.lang == langOther && strings.HasPrefix(t, "#"):
+		return true
+	}
+	return false
+}
+
+// codeFlags marks, for every line of every hunk of f, whether it is code.
+// changed reports whether an added or deleted line is code: the least a
+// change must touch before selection reads its file at all.
+func codeFlags(f *diff.File, l lang) (flags [][]bool, changed bool) {
+	flags = make([][]bool, len(f.Hunks))
+	for i, h := range f.Hunks {
+		// Each side of a hunk is its own text: a docstring opened on a
+		// deleted line does not hold the added lines that replace it.
+		oldSide, newSide := commentScanner{lang: l}, commentScanner{lang: l}
+		flags[i] = make([]bool, len(h.Lines))
+		for j, ln := range h.Lines {
+			var code bool
+			switch ln.Kind {
+			case diff.Add:
+				code = !newSide.nonCode(ln.Text)
+			case diff.Delete:
+				code = !oldSide.nonCode(ln.Text)
+			default:
+				a, b := !oldSide.nonCode(ln.Text), !newSide.nonCode(ln.Text)
+				code = a && b
+			}
+			flags[i][j] = code
+			if code && ln.Kind != diff.Context {
+				changed = true
+			}
+		}
+	}
+	return flags, changed
+}
