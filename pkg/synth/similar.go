@@ -17,28 +17,34 @@ import (
 // within DedupeWindow are one problem when their titles normalize to the
 // same text, or else when all of these hold:
 //
+//   - different personas reported them (one persona that reports two
+//     findings meant two);
 //   - both are about tests, or neither is (a missing test and the defect
 //     it would catch are two findings);
 //   - their titles do not name disjoint kinds of defect ("Missing nil
 //     check" and "Missing error check"; the kinds are the words synonyms
-//     fold onto: nil, error, secret, timeout, concurrent, ...);
+//     fold onto: nil, error, secret, timeout, concurrency, doc, compat, ...);
 //   - their titles share at least one word;
-//   - what they say overlaps at least Similarity, or at least the lower
-//     QuoteSimilarity when they quote the same code line in their evidence
-//     (two different bugs on one line quote it alike, so a shared quote
-//     alone is not enough).
+//   - they quote the same code line and what they say overlaps at least
+//     QuoteSimilarity (two different bugs on one line quote it alike, so a
+//     shared quote alone is not enough); or their titles overlap at least
+//     MinTitleSimilarity and what they say at least Similarity.
 //
 // What a finding says is two bags of words: its title, and its title with
 // its why_it_matters. Words are lower-cased, identifiers split at case
 // changes and punctuation ("rows.Scan", "QueryRow" give rows, scan, query,
-// row), stop words dropped, common suffixes stripped ("ignored", "ignores"
-// → ignor), and a short list of review-vocabulary synonyms folded into one
-// word (discarded, swallowed, unchecked → ignore; token, bearer, password,
-// credential → secret; ...). The overlap is the mean of the two Dice
-// coefficients, titles against titles and title-plus-reason against
-// title-plus-reason. Clusters are transitive (A~B and B~C merge all three).
-// The thresholds come from the table of paraphrased and near-miss pairs in
-// similar_test.go, which checks that they separate the two with a margin.
+// row), stop words, numbers and single letters dropped, common suffixes
+// stripped ("ignored", "ignores" → ignor), and a short list of
+// review-vocabulary synonyms folded into one word (discarded, swallowed,
+// unchecked → ignore; token, bearer, password, credential → secret; ...).
+// The overlap is the mean of two Dice coefficients, titles against titles
+// and title-plus-reason against title-plus-reason. Clusters are transitive
+// (A~B and B~C merge all three). The thresholds come from the table of
+// paraphrased and near-miss pairs in similar_test.go, which checks that they
+// separate the two with a margin. Bag-of-words cannot tell every pair apart
+// ("Search response omits the count the docs promise" and "Exported Searched
+// has no doc comment" overlap); the rules above lean toward keeping two
+// findings, since a wrong merge hides one and a missed merge only repeats.
 
 // Similarity is the overlap from which two nearby findings on one file are
 // the same problem. On the table in similar_test.go, paraphrases score 0.43

@@ -11,8 +11,9 @@
 //     PR, or name a line outside the file's new version; anchor each to its
 //     quoted code (the line snaps to it; a quote found nowhere drops the
 //     finding as unanchored);
-//  2. deduplicate: merge findings on the same file with the same normalized
-//     title whose lines lie within 3 of each other;
+//  2. deduplicate: merge findings on the same file whose lines lie within 3
+//     of each other and that describe the same problem (the same normalized
+//     title, or what they say overlaps: similar.go);
 //  3. promote: two or more distinct personas raise the anchor one step;
 //  4. split off pre-existing findings (they never leave the review);
 //  5. merge routing conservatively (autofix_class, owner,
@@ -51,8 +52,8 @@ const (
 	ModeReportOnly = "report-only"
 )
 
-// DedupeWindow is how far apart, in lines, two findings with the same file
-// and title may be and still be one finding.
+// DedupeWindow is how far apart, in lines, two findings on the same file
+// that describe the same problem may be and still be one finding.
 const DedupeWindow = 3
 
 // PersonaResult is one persona's answer. A persona whose diff was split into
