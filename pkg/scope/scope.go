@@ -8,10 +8,16 @@
 //	binary          a binary file
 //	no patch        the source gave no patch text (huge files)
 //	deleted         the file was deleted
+//	submodule pointer  a git submodule's commit (mode 160000, "Subproject
+//	                commit" lines): the code it points at is not in the diff
 //	no content change  a pure rename, copy or mode change, or an empty new file
 //	lock file       go.sum, package-lock.json, yarn.lock, *.lock, ...
-//	vendored        under vendor/, third_party/, node_modules/, ...
-//	generated       *.pb.go, *_generated.go, *.min.js, dist/, ... or a
+//	vendored        under vendor/, _vendor/, third_party/, node_modules/, ...,
+//	                or a well-known library copied into a package's
+//	                packages/ directory (requests/packages/urllib3/)
+//	generated       *.pb.go, *_generated.go, *.min.js, dist/, source maps
+//	                (*.map), .nyc_output/, SBOMs (*.spdx.json,
+//	                *.cyclonedx.json, bom.json), ... or a
 //	                "Code generated ... DO NOT EDIT." / @generated /
 //	                linguist-generated marker near the top of the new file
 //	excluded by pattern "<glob>"  an `exclude` input glob matched
@@ -37,6 +43,7 @@ const (
 	ReasonLock      = "lock file"
 	ReasonVendored  = "vendored"
 	ReasonGenerated = "generated"
+	ReasonSubmodule = "submodule pointer"
 )
 
 // Excluded is a changed file left out of review, with the reason.
@@ -147,6 +154,8 @@ func excludeReason(f *diff.File, globs []glob, attrs Attributes) string {
 		return ReasonBinary
 	case f.NoPatch:
 		return ReasonNoPatch
+	case isSubmodule(f):
+		return ReasonSubmodule
 	case f.Status == diff.Deleted:
 		return ReasonDeleted
 	case len(f.Hunks) == 0:
@@ -220,7 +229,53 @@ func isLock(p string) bool {
 
 // isVendored reports whether p is third-party code checked in.
 func isVendored(p string) bool {
-	return inDir(p, "vendor", "third_party", "node_modules", "bower_components")
+	return inDir(p, "vendor", "_vendor", "vendored", "third_party", "third-party", "thirdparty",
+		"node_modules", "bower_components") || nestedVendored(p)
+}
+
+// nestedVendored reports whether p lies in a library copied into a
+// package's own packages/ directory, the way requests shipped urllib3 as
+// requests/packages/urllib3/. It is deliberately narrow: packages/ must sit
+// below the repository root (a root packages/ is a monorepo's own code) and
+// the directory under it must be a library known to be vendored that way.
+func nestedVendored(p string) bool {
+	segs := strings.Split(path.Dir(p), "/")
+	for i := 1; i+1 < len(segs); i++ {
+		if segs[i] == "packages" && vendoredLibraries[strings.ToLower(segs[i+1])] {
+			return true
+		}
+	}
+	return false
+}
+
+// vendoredLibraries are Python libraries commonly copied into another
+// package's packages/ directory.
+var vendoredLibraries = map[string]bool{
+	"urllib3": true, "chardet": true, "charset_normalizer": true, "idna": true, "six": true,
+	"certifi": true, "simplejson": true, "ordereddict": true, "html5lib": true, "distlib": true,
+	"pkg_resources": true, "backports": true, "ssl_match_hostname": true,
+}
+
+// isSubmodule reports whether f is a submodule's commit pointer: git mode
+// 160000 on either side, or (the files endpoint gives no modes) a patch
+// whose every changed line is "Subproject commit <sha>".
+func isSubmodule(f *diff.File) bool {
+	if f.OldMode == "160000" || f.NewMode == "160000" {
+		return true
+	}
+	changed := 0
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Context {
+				continue
+			}
+			if !strings.HasPrefix(l.Text, "Subproject commit ") {
+				return false
+			}
+			changed++
+		}
+	}
+	return changed > 0
 }
 
 // isGeneratedName reports whether p is generated code by its name.
@@ -232,12 +287,19 @@ func isGeneratedName(p string) bool {
 	for _, s := range [...]string{
 		".pb.go", ".pb.gw.go", "_generated.go", ".gen.go", ".min.js", ".min.css",
 		"_pb2.py", "_pb2_grpc.py", ".pb.cc", ".pb.h", ".g.dart", ".designer.cs",
+		".map",                                                       // source maps (app.js.map, style.css.map)
+		".spdx", ".spdx.json", ".spdx.yaml", ".cdx.json", ".cdx.xml", // SBOMs
+		".cyclonedx.json", ".cyclonedx.xml", ".sbom.json",
 	} {
-		if strings.HasSuffix(base, s) {
+		if strings.HasSuffix(strings.ToLower(base), s) {
 			return true
 		}
 	}
-	return inDir(p, "dist")
+	switch strings.ToLower(base) {
+	case "bom.json", "bom.xml", "sbom.json": // CycloneDX's default names
+		return true
+	}
+	return inDir(p, "dist", ".nyc_output")
 }
 
 // markerLines is how far into the new file a generated-code marker is

@@ -60,6 +60,20 @@ func TestApplyReasons(t *testing.T) {
 		{"third_party", modified("third_party/zlib/zlib.c", 0, "int x;"), nil, "vendored"},
 		{"node_modules nested", modified("web/node_modules/left-pad/index.js", 0, "x"), nil, "vendored"},
 		{"vendor as file name is not vendored", modified("pkg/vendor.go", 0, "package pkg"), nil, ""},
+		{"_vendor", modified("src/pip/_vendor/rich/console.py", 0, "x = 1"), nil, "vendored"},
+		{"library vendored in a package's packages/", modified("requests/packages/urllib3/connection.py", 0, "x = 1"), nil, "vendored"},
+		{"chardet in a nested packages/", modified("src/requests/packages/chardet/__init__.py", 0, "x = 1"), nil, "vendored"},
+		{"monorepo packages/ at the root is first-party", modified("packages/urllib3/index.js", 0, "x"), nil, ""},
+		{"first-party package under packages/", modified("web/packages/ui/button.tsx", 0, "x"), nil, ""},
+		{"submodule pointer", "diff --git a/libs/sub b/libs/sub\nindex 1234567..89abcde 160000\n--- a/libs/sub\n+++ b/libs/sub\n@@ -1 +1 @@\n-Subproject commit 1234567890abcdef1234567890abcdef12345678\n+Subproject commit 89abcdef1234567890abcdef1234567890abcdef\n", nil, "submodule pointer"},
+		{"new submodule", "diff --git a/libs/sub b/libs/sub\nnew file mode 160000\nindex 0000000..89abcde\n--- /dev/null\n+++ b/libs/sub\n@@ -0,0 +1 @@\n+Subproject commit 89abcdef1234567890abcdef1234567890abcdef\n", nil, "submodule pointer"},
+		{"text that mentions a subproject is code", modified("notes.go", 0, "// Subproject commit history", "package notes"), nil, ""},
+		{"source map", modified("static/app.js.map", 0, `{"version":3}`), nil, "generated"},
+		{"css source map", modified("web/style.css.map", 0, `{"version":3}`), nil, "generated"},
+		{".nyc_output", modified(".nyc_output/processinfo/index.json", 0, "{}"), nil, "generated"},
+		{"SPDX SBOM", modified("sbom/app.spdx.json", 0, "{}"), nil, "generated"},
+		{"CycloneDX SBOM", modified("app.cyclonedx.json", 0, "{}"), nil, "generated"},
+		{"CycloneDX default name", modified("bom.json", 0, "{}"), nil, "generated"},
 		{"pb.go", modified("api/v1/user.pb.go", 0, "package v1"), nil, "generated"},
 		{"_generated.go", modified("pkg/x_generated.go", 0, "package x"), nil, "generated"},
 		{".gen.go", modified("pkg/models.gen.go", 0, "package x"), nil, "generated"},
@@ -317,5 +331,22 @@ keep.go linguist-generated=false
 	}
 	if strings.Join(kept, ",") != "docs/gen.md,keep.go,main.go" {
 		t.Errorf("reviewed %v; want docs/gen.md, keep.go, main.go", kept)
+	}
+}
+
+// TestSubmoduleFromFilesEndpoint: the files endpoint gives a submodule's
+// patch without modes; its "Subproject commit" lines still mark it.
+func TestSubmoduleFromFilesEndpoint(t *testing.T) {
+	f, err := diff.ParsePatch("libs/sub", "libs/sub", diff.Modified,
+		"@@ -1 +1 @@\n-Subproject commit 1234567890abcdef1234567890abcdef12345678\n+Subproject commit 89abcdef1234567890abcdef1234567890abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Apply(&diff.Diff{Files: []*diff.File{f}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Excluded{{Path: "libs/sub", Reason: ReasonSubmodule}}; len(s.Files) != 0 || !reflect.DeepEqual(s.Excluded, want) {
+		t.Errorf("got files %d, excluded %+v; want none, %+v", len(s.Files), s.Excluded, want)
 	}
 }
