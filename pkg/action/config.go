@@ -35,6 +35,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -116,6 +117,7 @@ func Inputs() []Input {
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "quiet", Default: "false"},
+		{Name: "incomplete", Default: review.IncompleteFailure},
 	}
 }
 
@@ -137,6 +139,9 @@ type Config struct {
 	MaxLLMCalls    int
 	BotLogin       string
 	Quiet          bool
+	// Incomplete is the conclusion of an incomplete review with nothing
+	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
+	Incomplete string
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -265,6 +270,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	default:
 		// The same spellings as the Actions toolkit's getBooleanInput (YAML 1.2 core schema).
 		p.add("quiet", fmt.Sprintf("%q is not a boolean (true or false)", q))
+	}
+
+	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
+	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
+		p.add("incomplete", fmt.Sprintf("%q is not one of %s, %s", in["incomplete"], review.IncompleteFailure, review.IncompleteNeutral))
 	}
 
 	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)

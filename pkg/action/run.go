@@ -28,6 +28,9 @@ import (
 var (
 	// ErrBlocking: a posted finding meets fail-on (exit 1).
 	ErrBlocking = errors.New("blocking findings")
+	// ErrIncomplete: the review did not finish and the `incomplete` input
+	// makes that a failing check (exit 1).
+	ErrIncomplete = errors.New("review incomplete")
 	// ErrUsage: bad configuration or an unsupported event (exit 2).
 	ErrUsage = errors.New("usage error")
 	// ErrCannotRun: the review could not run (exit 3).
@@ -106,7 +109,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Exclude: c.Exclude, Personas: c.Personas,
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
-		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
+		BotLogin: c.BotLogin, Incomplete: c.Incomplete, Fence: d.Fence, Logf: logf,
 		PrecheckOnly: d.MissingKey != nil,
 	}
 	res, pr, err := rv.ReviewPR(ctx, opts)
@@ -157,6 +160,8 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
 		// the carried-forward check run, not the step, holds the verdict.
 		return nil
+	case out.Conclusion == "failure" && out.Blocking == 0 && res.Partial:
+		return fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(res.Incomplete, "; "))
 	case out.Conclusion == "failure":
 		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
 	}
@@ -266,7 +271,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		// run, no annotations. Its findings were not validated and are not
 		// posted, so they cannot fail the step; only a review that could
 		// not run does.
-		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial}, c.FailOn)
+		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial, IncompleteConclusion: res.IncompleteConclusion}, c.FailOn)
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
 		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion}
@@ -278,12 +283,14 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	if res.Skipped {
 		p.logf("anchor-review: skipped: %s", res.SkipReason)
-		if res.Carried == nil && res.SkipRule != skip.RuleReviewed {
+		if res.SkipRule != skip.RuleReviewed && res.SkipRule != skip.RuleTrivial {
+			// Closed and draft PRs get no check: nothing will merge them
+			// as they are, and a later ready_for_review run reviews.
 			out.Conclusion = ""
 			return out
 		}
-		// Rule 4: the new head still gets a check, carrying the earlier
-		// verdict forward so skipping can never turn a required check green.
+		// Rule 3: a `skipped` check, so a required check does not hold a
+		// dependency bump forever. Rule 4: the same head's earlier verdict.
 		chk := report.Check(res, ro)
 		out.Conclusion = chk.Conclusion
 		out.CheckWritten = p.check(ctx, res, chk)

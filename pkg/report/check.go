@@ -49,7 +49,7 @@ func Check(r review.Result, o Options) CheckOutput {
 	case blocking > 0:
 		out.Title = plural(blocking, "blocking finding", "blocking findings")
 	case r.Partial || effectiveVerdict(r) == review.Degraded:
-		out.Title = "No blocking findings (partial review)"
+		out.Title = incompleteTitle(r, o)
 	default:
 		out.Title = "No blocking findings"
 	}
@@ -133,4 +133,16 @@ func clipPlain(s string, n int) string {
 		return s
 	}
 	return strings.TrimSpace(s[:runeOffset(s, n-1)]) + "…"
+}
+
+// incompleteTitle names what an incomplete review did not do.
+func incompleteTitle(r review.Result, o Options) string {
+	if len(r.Incomplete) == 0 {
+		return "Review incomplete"
+	}
+	t := "Review incomplete: " + sanitizePlain(r.Incomplete[0], o)
+	if n := len(r.Incomplete) - 1; n > 0 {
+		t += fmt.Sprintf(" (and %d more)", n)
+	}
+	return clipPlain(t, annotationTitleMax)
 }

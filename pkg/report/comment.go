@@ -31,8 +31,7 @@ const (
 	noFindingsLine = "No findings reached confidence anchor 75."
 	couldNotRun    = "**The review could not run, so this pull request was not checked.** " +
 		"This is not a clean result; see Coverage for the failures."
-	partialLine = "**The review was partial:** some personas failed or some files were not reviewed " +
-		"(see Coverage), so findings may be missing."
+	incompleteLine = "**Review incomplete:** this review did not finish, so findings may be missing. Not done:"
 	tableHeader = "| # | File | Issue | Reviewer | Confidence |\n|---|---|---|---|---|\n"
 )
 
@@ -203,7 +202,8 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	}
 	b.WriteString("</details>\n\n")
 	if !r.AllFailed && (r.Partial || effectiveVerdict(r) == review.Degraded) {
-		b.WriteString(partialLine + "\n\n")
+		b.WriteString(incompleteLine + "\n\n")
+		d.incompleteList(&b)
 	}
 	b.WriteString("**Verdict: " + verdictLabel(r) + "**\n")
 	return b.String()
@@ -537,4 +537,20 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// incompleteList says exactly what the review did not do, one bullet each.
+func (d *doc) incompleteList(b *strings.Builder) {
+	reasons := d.r.Incomplete
+	if len(reasons) == 0 {
+		reasons = []string{"the review was marked partial without a recorded reason"}
+	}
+	for i, why := range reasons {
+		if i == listCap {
+			fmt.Fprintf(b, "- and %s more\n", fmtInt(len(reasons)-listCap))
+			break
+		}
+		b.WriteString("- " + sanitizePlain(why, d.o) + "\n")
+	}
+	b.WriteString("\n")
 }

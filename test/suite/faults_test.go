@@ -198,8 +198,10 @@ func TestGitHubFaults(t *testing.T) {
 				w.gh.SetFiles(prNumber, files)
 			},
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 0)
-				checkRun(t, w, "neutral")
+				// Issue 12: an incomplete review is never green; the
+				// default `incomplete: failure` fails the check and the step.
+				wantCode(t, o, 1)
+				checkRun(t, w, "failure")
 				if o.outputs["verdict"] != "degraded" {
 					t.Errorf("verdict %q; want degraded", o.outputs["verdict"])
 				}
@@ -379,14 +381,16 @@ func TestModelFaults(t *testing.T) {
 			},
 		},
 		{
-			name: "malformed twice: one repair, then that persona fails; neutral",
+			name: "malformed twice: one repair, then that persona fails; incomplete",
 			setup: func(w *world) {
 				w.emptyAnswers()
 				w.model.Script("testing", llmtest.Malformed(), llmtest.Malformed())
 			},
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 0)
-				checkRun(t, w, "neutral")
+				// Issue 12: an incomplete review is never green; the
+				// default `incomplete: failure` fails the check and the step.
+				wantCode(t, o, 1)
+				checkRun(t, w, "failure")
 				if o.outputs["verdict"] != "degraded" {
 					t.Errorf("verdict %q; want degraded", o.outputs["verdict"])
 				}
