@@ -32,7 +32,7 @@ const (
 	couldNotRun    = "**The review could not run, so this pull request was not checked.** " +
 		"This is not a clean result; see Coverage for the failures."
 	incompleteLine = "**Review incomplete:** this review did not finish, so findings may be missing. Not done:"
-	tableHeader = "| # | File | Issue | Reviewer | Confidence |\n|---|---|---|---|---|\n"
+	tableHeader    = "| # | File | Issue | Reviewer | Confidence |\n|---|---|---|---|---|\n"
 )
 
 // severityHeadings introduce each severity's table (SPEC section 2 meanings).
