@@ -265,3 +265,22 @@ func TestGateSelfDeclaredGeneratedIsReviewed(t *testing.T) {
 		t.Errorf("the report lists auth/allow.go as generated:\n%s", cs[0].Body)
 	}
 }
+
+// Item 4 (head files): a finding in a head file over 1 MB is validated
+// from the blobs API, not dropped as "head file unavailable" while the
+// check reads as complete.
+func TestGateHugeHeadFileIsRead(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.gh.SetContent(pr.HeadSHA, sumPath, sumHead+strings.Repeat("// padding to pass GitHub's 1 MB contents limit\n", 25_000))
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(nil)
+
+	wantOutputs(t, r, map[string]string{"findings": "1", "verdict": "not-ready", "conclusion": "failure"})
+	if len(s.model.RequestsFor(llm.Validator)) == 0 {
+		t.Errorf("the validator was never asked%s", r.logs())
+	}
+}

@@ -644,7 +644,8 @@ func TestHeaders(t *testing.T) {
 }
 
 func TestFileContent(t *testing.T) {
-	long := strings.Repeat("line of text ü\n", 40) // base64 spans many wrapped lines
+	long := strings.Repeat("line of text ü\n", 40)                             // base64 spans many wrapped lines
+	huge := strings.Repeat("var x = \"ü\" // a long generated line\n", 40_000) // 1.4 MB
 	tests := []struct {
 		name, path, ref string
 		want            string
@@ -654,10 +655,14 @@ func TestFileContent(t *testing.T) {
 		{"wrapped base64", "pkg/a.go", "head", long, true},
 		{"other ref", "AGENTS.md", "head", "", false},
 		{"missing", "nope.md", "base", "", false},
+		// Above 1 MB the contents API answers `"content": "", "encoding":
+		// "none"`; the bytes come from the blobs API (issue 12).
+		{"over 1 MB through the blobs API", "gen/big.go", "head", huge, true},
 	}
 	srv, c, _ := setup(t)
 	srv.SetContent("base", "AGENTS.md", "# rules\n")
 	srv.SetContent("head", "pkg/a.go", long)
+	srv.SetContent("head", "gen/big.go", huge)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, found, err := c.FileContent(context.Background(), owner, repo, tt.path, tt.ref)
@@ -665,9 +670,18 @@ func TestFileContent(t *testing.T) {
 				t.Fatalf("FileContent: %v", err)
 			}
 			if got != tt.want || found != tt.wantFound {
-				t.Errorf("got %q, %v; want %q, %v", got, found, tt.want, tt.wantFound)
+				t.Errorf("got %.60q (%d bytes), %v; want %.60q (%d bytes), %v", got, len(got), found, tt.want, len(tt.want), tt.wantFound)
 			}
 		})
+	}
+	blobs := 0
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Path, "/git/blobs/") {
+			blobs++
+		}
+	}
+	if blobs != 1 {
+		t.Errorf("blob requests %d; want 1 (only the file over 1 MB)", blobs)
 	}
 }
 

@@ -145,6 +145,7 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.getBlob)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -1014,7 +1015,7 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	}
 	m := template("content-file-response-if-content-is-a-file.json")
 	repo := repoOf(r)
-	sha := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+	sha := blobSHA(content)
 	self := fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.api(r), repo, p, ref)
 	html := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, ref, p)
 	git := fmt.Sprintf("%s/repos/%s/git/blobs/%s", s.api(r), repo, sha)
@@ -1022,13 +1023,61 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	set(m, "path", p)
 	set(m, "size", len(content))
 	set(m, "sha", sha)
-	set(m, "content", wrap64(base64.StdEncoding.EncodeToString([]byte(content))))
+	if len(content) > contentsLimit {
+		// GitHub's contents API: files of 1-100 MB come with an empty
+		// content and encoding "none"; the blobs API has the bytes.
+		set(m, "content", "")
+		set(m, "encoding", "none")
+	} else {
+		set(m, "content", wrap64(base64.StdEncoding.EncodeToString([]byte(content))))
+	}
 	set(m, "url", self)
 	set(m, "html_url", html)
 	set(m, "git_url", git)
 	set(m, "download_url", fmt.Sprintf("https://raw.githubusercontent.com/%s/%s/%s", repo, ref, p))
 	set(m, "_links", map[string]any{"git": git, "self": self, "html": html})
 	writeJSON(w, http.StatusOK, m)
+}
+
+// contentsLimit is the largest file the contents API returns inline.
+const contentsLimit = 1 << 20
+
+// blobSHA is git's object name for content.
+func blobSHA(content string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+}
+
+// getBlob serves the git blobs API: raw bytes for Accept
+// application/vnd.github.raw (or .v3.raw), else GitHub's JSON shape with
+// base64 content.
+func (s *Server) getBlob(w http.ResponseWriter, r *http.Request) {
+	sha := r.PathValue("sha")
+	s.mu.Lock()
+	content, ok := "", false
+	for _, c := range s.contents {
+		if blobSHA(c) == sha {
+			content, ok = c, true
+			break
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeJSONError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		_, _ = io.WriteString(w, content)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"sha":      sha,
+		"node_id":  "B_" + sha[:12],
+		"size":     len(content),
+		"url":      fmt.Sprintf("%s/repos/%s/git/blobs/%s", s.api(r), repoOf(r), sha),
+		"content":  wrap64(base64.StdEncoding.EncodeToString([]byte(content))),
+		"encoding": "base64",
+	})
 }
 
 // getTree serves the git trees endpoint from the contents set for that ref
