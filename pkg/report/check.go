@@ -24,7 +24,7 @@ type Annotation struct {
 type CheckOutput struct {
 	Conclusion string
 	Title      string
-	// Summary is Markdown, at most CheckSummaryMax runes.
+	// Summary is Markdown, at most CheckSummaryMax BYTES (GitHub's unit).
 	Summary     string
 	Annotations []Annotation
 }
@@ -53,7 +53,7 @@ func Check(r review.Result, o Options) CheckOutput {
 	default:
 		out.Title = "No blocking findings"
 	}
-	out.Summary = newDoc(r, o).fit(view{belowBar: true}, limit)
+	out.Summary = newDoc(r, o).fit(view{belowBar: true}, limit, inBytes)
 
 	rank := failRank(o.FailOn)
 	for _, f := range r.Findings {
@@ -92,7 +92,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	out := CheckOutput{Conclusion: conclusion}
 	if r.SkipRule != skip.RuleReviewed {
 		out.Title = "Review skipped: " + skipRuleName(r.SkipRule)
-		out.Summary = Truncate(skippedLine(r, o)+"\n", limit)
+		out.Summary = TruncateBytes(skippedLine(r, o)+"\n", limit)
 		return out
 	}
 	howTo := "To review the new commits, run the workflow by hand: in the repository's Actions tab choose " +
@@ -110,7 +110,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 			"but its metadata line is missing or unreadable, so its verdict cannot be carried forward. " +
 			"The check fails rather than pass a commit nobody reviewed.\n\n")
 		b.WriteString(howTo + "\n")
-		out.Summary = Truncate(b.String(), limit)
+		out.Summary = TruncateBytes(b.String(), limit)
 		return out
 	}
 	label := carriedLabel(c.Verdict)
@@ -123,7 +123,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	fmt.Fprintf(&b, "- Verdict: **%s**\n- Conclusion: %s\n- Blocking findings: %s\n\n",
 		label, conclusion, fmtInt(blocking))
 	b.WriteString(howTo + "\n")
-	out.Summary = Truncate(b.String(), limit)
+	out.Summary = TruncateBytes(b.String(), limit)
 	return out
 }
 

@@ -30,7 +30,8 @@ import (
 const (
 	// DefaultMaxLen is GitHub's limit on an issue comment body.
 	DefaultMaxLen = 65536
-	// CheckSummaryMax is GitHub's limit on a check run's output.summary.
+	// CheckSummaryMax is GitHub's limit on a check run's output.summary and
+	// output.text, in UTF-8 bytes (a comment's limit counts characters).
 	CheckSummaryMax = 65535
 	// JobSummaryMax keeps the job summary under the runner's 1 MiB per-step
 	// limit even when every rune takes four bytes.

@@ -507,11 +507,40 @@ func TestCheckAnnotations(t *testing.T) {
 
 func TestCheckSummaryLimit(t *testing.T) {
 	c := Check(huge(3000), opts())
-	if got := utf8.RuneCountInString(c.Summary); got > CheckSummaryMax {
-		t.Errorf("summary is %d runes; want <= %d", got, CheckSummaryMax)
+	if got := len(c.Summary); got > CheckSummaryMax {
+		t.Errorf("summary is %d bytes; want <= %d", got, CheckSummaryMax)
 	}
 	if len(c.Annotations) != 3000 {
 		t.Errorf("got %d annotations; want 3000 (the client batches them)", len(c.Annotations))
+	}
+}
+
+// TestCheckSummaryLimitInBytes (issue 12): GitHub counts a check run's
+// summary in BYTES; a review written in CJK or emoji is three or four bytes
+// a character, so a rune-counted summary drew a 422 and no check at all.
+func TestCheckSummaryLimitInBytes(t *testing.T) {
+	for name, text := range map[string]string{"CJK": "空指针解引用导致崩溃。", "emoji": "🔥💥🧨🚨"} {
+		t.Run(name, func(t *testing.T) {
+			r := huge(400)
+			for i := range r.Findings {
+				r.Findings[i].Title = strings.Repeat(text, 3)
+				r.Findings[i].WhyItMatters = strings.Repeat(text, 40)
+			}
+			c := Check(r, opts())
+			if got := len(c.Summary); got > CheckSummaryMax {
+				t.Errorf("summary is %d bytes; want <= %d", got, CheckSummaryMax)
+			}
+			if !utf8.ValidString(c.Summary) {
+				t.Error("summary was cut inside a character")
+			}
+			if utf8.RuneCountInString(c.Summary) < CheckSummaryMax/8 {
+				t.Errorf("summary kept only %d characters; the byte budget was wasted", utf8.RuneCountInString(c.Summary))
+			}
+		})
+	}
+	long := strings.Repeat("界", 30_000) // 90,000 bytes, 30,000 characters
+	if got := TruncateBytes(long, CheckSummaryMax); len(got) > CheckSummaryMax || !utf8.ValidString(got) {
+		t.Errorf("TruncateBytes: %d bytes, valid %t; want <= %d and valid UTF-8", len(got), utf8.ValidString(got), CheckSummaryMax)
 	}
 }
 

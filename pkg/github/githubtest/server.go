@@ -31,7 +31,7 @@ import (
 // GitHub's limits the fake enforces.
 const (
 	MaxCommentBody   = 65536 // characters in an issue comment
-	MaxCheckRunText  = 65535 // characters in a check run's summary or text
+	MaxCheckRunText  = 65535 // BYTES (UTF-8) in a check run's summary or text, as GitHub counts them
 	MaxAnnotations   = 50    // annotations per check-run request
 	MaxFiles         = 3000  // files the files endpoint returns
 	defaultRepo      = "octocat/Hello-World"
@@ -855,11 +855,11 @@ func readCheckRun(w http.ResponseWriter, r *http.Request, create bool) (checkRun
 		if o.Summary == nil || *o.Summary == "" {
 			return invalid("output.summary", "summary is missing")
 		}
-		if utf8.RuneCountInString(*o.Summary) > MaxCheckRunText {
-			return invalid("output.summary", fmt.Sprintf("summary is too long (maximum is %d characters)", MaxCheckRunText))
+		if len(*o.Summary) > MaxCheckRunText {
+			return invalid("output.summary", fmt.Sprintf("summary is too long (maximum is %d bytes)", MaxCheckRunText))
 		}
-		if o.Text != nil && utf8.RuneCountInString(*o.Text) > MaxCheckRunText {
-			return invalid("output.text", fmt.Sprintf("text is too long (maximum is %d characters)", MaxCheckRunText))
+		if o.Text != nil && len(*o.Text) > MaxCheckRunText {
+			return invalid("output.text", fmt.Sprintf("text is too long (maximum is %d bytes)", MaxCheckRunText))
 		}
 		if len(o.Annotations) > MaxAnnotations {
 			return invalid("output.annotations", fmt.Sprintf("only %d annotations are allowed per request", MaxAnnotations))
