@@ -162,5 +162,3 @@ func closers(s string) string {
 func detailsDepth(s string) int {
 	return max(strings.Count(s, "<details")-strings.Count(s, "</details>"), 0)
 }
-
-
