@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -69,6 +70,10 @@ type Deps struct {
 // CheckName is the check run's name, the one branch protection requires.
 const CheckName = "anchor-review"
 
+// publishTimeout bounds the publish step, which runs to the end even when
+// the run is cancelled meanwhile.
+const publishTimeout = 2 * time.Minute
+
 // Run is the action: event → review → report → publish → outputs. The
 // returned error carries the exit class (ErrBlocking, ErrUsage,
 // ErrCannotRun) or is nil for success, neutral and skipped runs.
@@ -113,6 +118,16 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		PrecheckOnly: d.MissingKey != nil,
 	}
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	if ctx.Err() != nil {
+		// Cancelled (a newer push's run took over, or the job was
+		// stopped): publish nothing, so no half-written report and no
+		// check on a review that did not finish.
+		msg := "anchor-review was cancelled before the review finished; nothing was posted"
+		d.Actions.Warningf("%s", msg)
+		d.Actions.AddStepSummary(msg)
+		setNotReviewed(d.Actions)
+		return fmt.Errorf("%w: cancelled: %w", ErrCannotRun, ctx.Err())
+	}
 	if errors.Is(err, review.ErrNeedsModel) {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
 		d.Actions.Errorf("%s", msg)
@@ -138,7 +153,11 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		pr = &review.PR{}
 	}
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets()}
-	out := Publish(ctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
+	// Once publishing starts it finishes: a cancellation now would leave a
+	// report without its check (or the reverse). It has its own deadline.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
 	}, res, pr, ro)

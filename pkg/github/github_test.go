@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -731,5 +733,41 @@ func TestTree(t *testing.T) {
 	}
 	if n := c.Requests(); n != 1 {
 		t.Errorf("got %d requests; want 1", n)
+	}
+}
+
+// TestStalledServerCannotHang (issue 12): a server that sends the headers
+// and then stalls mid-body is cut off by the attempt's overall deadline,
+// not waited on forever.
+func TestStalledServerCannotHang(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"number": 1, "title": "half a`)
+		w.(http.Flusher).Flush()
+		select { // stall until the client gives up (or the test ends)
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := github.New(srv.Client(), srv.URL, token, github.WithRetry(github.Policy{MaxAttempts: 1, AttemptTimeout: 50 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.PullRequest(context.Background(), owner, repo, 1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("PullRequest on a stalled body: got nil error; want the deadline's")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("PullRequest still waiting on a stalled body after a minute: no overall deadline")
 	}
 }

@@ -8,6 +8,7 @@ package suite
 // requests.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -605,4 +606,33 @@ func TestHostileRetryAfter(t *testing.T) {
 		checkBounded(t, "model", mw.Waits(), modelMaxRetryAfter, modelMaxAttempts*modelMaxRetryAfter)
 		failedPersonaNamed(t, oneComment(t, w), "correctness")
 	})
+}
+
+// TestCancelledRunPostsNothing (issue 12): a run cancelled while the
+// personas are at work (a newer push, SIGTERM) posts no report and no
+// check: nothing half-written, nothing green.
+func TestCancelledRunPostsNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		cancel() // the signal arrives while the first call is in flight
+		time.Sleep(50 * time.Millisecond)
+		return llmtest.OK(w.fixtureAnswer(r).Content)
+	})
+
+	o := w.runCtx(ctx)
+
+	if o.code != 3 {
+		t.Errorf("exit code %d (%v); want 3 (the review could not finish)", o.code, o.err)
+	}
+	for _, r := range w.gh.Requests() {
+		if r.Method != http.MethodGet {
+			t.Errorf("a cancelled run wrote to GitHub: %s %s", r.Method, r.Path)
+		}
+	}
+	if n := len(w.gh.CheckRuns()); n != 0 {
+		t.Errorf("check runs: %d; want 0", n)
+	}
 }
