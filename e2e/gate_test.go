@@ -284,3 +284,42 @@ func TestGateHugeHeadFileIsRead(t *testing.T) {
 		t.Errorf("the validator was never asked%s", r.logs())
 	}
 }
+
+// Item 13: a file named to carry the runner's legacy "##[" command syntax
+// cannot issue it from the log, and control characters from model text
+// reach neither the log nor the comment.
+func TestGateLogAndCommentCarryNoCommands(t *testing.T) {
+	t.Parallel()
+	const path = "app/##[stop-commands]x.go"
+	d := "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1,3 @@\n+package app\n+\n+func Handle() error { return nil }\n"
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.gh.SetDiff(pr.Number, d)
+	s.gh.SetContent(pr.HeadSHA, path, "package app\n\nfunc Handle() error { return nil }\n")
+	f := offByOne("P2")
+	f["file"], f["line"] = path, 3
+	f["title"] = "Bell\a escape\x1b[2J null\x00 ##[error]forged"
+	f["evidence"] = []string{"func Handle() error { return nil }"}
+	s.answers(map[string][]map[string]any{"correctness": {f}})
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(nil)
+
+	if !strings.Contains(r.stdout+r.stderr, "## [stop-commands]") {
+		t.Errorf("the file name never reached the log: the test proves nothing%s", r.logs())
+	}
+	if log := r.stdout + r.stderr; strings.Contains(log, "##[") {
+		i := strings.Index(log, "##[")
+		t.Errorf("the log carries a legacy workflow command: %q", log[max(0, i-40):min(len(log), i+40)])
+	}
+	for _, c := range s.gh.Comments(pr.Number) {
+		if i := strings.IndexAny(c.Body, "\x00\x07\x1b"); i >= 0 {
+			t.Errorf("comment carries control character %q", c.Body[i])
+		}
+	}
+	for _, c := range s.gh.CheckRuns() {
+		if strings.ContainsAny(c.Title+c.Summary, "\x00\x07\x1b") {
+			t.Error("check run carries a control character")
+		}
+	}
+}

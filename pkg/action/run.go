@@ -98,11 +98,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	// a workflow command of its own) with secrets and secret-shaped text
 	// redacted, even those the runner was not told to mask.
 	logf := func(format string, args ...any) {
-		line := report.Redact(escapeLine(fmt.Sprintf(format, args...)), c.Secrets())
-		if strings.HasPrefix(strings.TrimSpace(line), "::") {
-			// The runner trims leading space before looking for "::".
-			line = "> " + line
-		}
+		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
 		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
@@ -465,7 +461,6 @@ func writeReport(dir string, res review.Result, secrets []string, logf func(stri
 	return path
 }
 
-// escapeLine flattens text for a one-line workflow command message.
-func escapeLine(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-}
+// escapeLine flattens untrusted text for one log line or workflow command
+// message (report.LogLine: no line breaks, controls or "##[").
+func escapeLine(s string) string { return report.LogLine(s) }
