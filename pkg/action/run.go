@@ -200,20 +200,18 @@ type StepOutputs struct {
 // setNotReviewed sets the outputs of a run that reviewed nothing: not
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
-	a.SetOutput(OutputSkipped, "false")
-	for _, name := range []string{OutputSkipReason, OutputFindings, OutputVerdict, OutputConclusion, OutputCommentURL, OutputReportPath} {
-		a.SetOutput(name, "")
-	}
+	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}})
 }
 
-func setOutputs(a *githubactions.Action, o StepOutputs) {
-	a.SetOutput(OutputSkipped, strconv.FormatBool(o.Skipped))
-	a.SetOutput(OutputSkipReason, o.SkipReason)
-	a.SetOutput(OutputFindings, strconv.Itoa(o.Findings))
-	a.SetOutput(OutputVerdict, o.Verdict)
-	a.SetOutput(OutputConclusion, o.Conclusion)
-	a.SetOutput(OutputCommentURL, o.CommentURL)
-	a.SetOutput(OutputReportPath, o.ReportPath)
+func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
+
+// writeOutputs writes the step outputs; a runner that gives no output file
+// gets an error annotation (the step's exit code still carries the verdict).
+func writeOutputs(a *githubactions.Action, outputs [][2]string) {
+	if err := newOutputWriter(a).write(outputs); err != nil {
+		a.Errorf("anchor-review: %s", escapeLine(err.Error()))
+	}
 }
 
 // Notifier is where the publisher reports what it could not do, and where
