@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -308,12 +309,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // SplitRepository splits "owner/name" into its two non-empty parts.
 func SplitRepository(s string) (owner, repo string, ok bool) {
 	owner, repo, ok = strings.Cut(s, "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") ||
-		strings.ContainsAny(s, " \t\r\n") {
+	if !ok || !ownerName.MatchString(owner) || !repoName.MatchString(repo) || repo == "." || repo == ".." {
 		return "", "", false
 	}
 	return owner, repo, true
 }
+
+// GitHub's character sets: an owner is 1-39 letters, digits and hyphens
+// (underscores appear in some enterprise logins); a repository 1-100
+// letters, digits, '-', '_' and '.'. Anything else ("../x", "r?x=1#")
+// would send requests to other paths.
+var (
+	ownerName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$`)
+	repoName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
 
 // ParsePRNumber parses a pull request number: a positive decimal integer
 // that fits GitHub's 32-bit issue numbers. Surrounding space and one

@@ -363,3 +363,16 @@ func TestConfigPersonasReportedWithOthers(t *testing.T) {
 		t.Errorf("error %q does not name the unknown persona", err)
 	}
 }
+
+func TestSplitRepository(t *testing.T) {
+	t.Parallel()
+	for s, ok := range map[string]bool{
+		"octo/hello-world": true, "Octo-Org/repo.name_2": true, "a/b": true, "o/.github": true,
+		"../x": false, "o/r?x=1#": false, "o/..": false, "o/.": false, "o/r/x": false, "/r": false, "o/": false,
+		"o r/x": false, "-o/x": false, "o/x%2F..": false, "o/" + strings.Repeat("r", 101): false, strings.Repeat("o", 40) + "/r": false,
+	} {
+		if _, _, got := SplitRepository(s); got != ok {
+			t.Errorf("SplitRepository(%q) ok = %v; want %v", s, got, ok)
+		}
+	}
+}
