@@ -108,9 +108,15 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
-	// Stage 4: dispatch.
-	calls := &callBudget{limit: o.MaxLLMCalls}
+	// Stage 4: dispatch. A fatal model error (llm.Fatal) halts the budget,
+	// which cancels this context: no call is made after it.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	calls := &callBudget{limit: o.MaxLLMCalls, stop: stop}
 	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
+	if err := calls.halted(); err != nil {
+		return r.refused(o, res, runs, err)
+	}
 	res.Coverage.Personas = runs
 	failed := 0
 	for _, pr := range runs {
@@ -175,4 +181,15 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// refused ends a run the model endpoint refused as a whole: one message,
+// every persona recorded as not run, nothing posted as a review.
+func (r *Reviewer) refused(o Options, res *Result, runs []PersonaRun, err error) error {
+	res.Coverage.Personas = runs
+	res.AllFailed, res.Verdict = true, Degraded
+	res.Failure = "the model endpoint refused the run: " + err.Error()
+	res.incomplete("no persona reviewed the diff: %s", res.Failure)
+	o.logf("dispatch: %s; no further model call was made", res.Failure)
+	return fmt.Errorf("dispatch: %w: %w", ErrModelRefused, err)
 }

@@ -75,12 +75,15 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				c.Files = files
 			}
 			if !calls.take() {
-				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}}
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator " + calls.refused().Error()}}
 				return nil
 			}
 			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
 			req.AllowRepair = calls.take
 			resp, err := r.Model.Complete(gctx, req)
+			if llm.Fatal(err) {
+				calls.halt(err)
+			}
 			usageMu.Lock()
 			res.Coverage.Usage.add(resp)
 			usageMu.Unlock()

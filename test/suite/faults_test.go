@@ -421,30 +421,69 @@ func TestModelFaults(t *testing.T) {
 			},
 		},
 		{
-			name:  "insufficient_quota on one persona is never retried",
+			// Issue 12, item 16: quota is the endpoint's, not a persona's.
+			name:  "insufficient_quota on one persona stops the run: exit 3",
 			setup: func(w *world) { w.model.Script("security", llmtest.Quota(), llmtest.Quota(), llmtest.Quota()) },
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 1) // the others still found blocking problems
+				wantCode(t, o, 3)
+				noCleanClaim(t, w)
 				if n := len(w.model.RequestsFor("security")); n != 1 {
 					t.Errorf("security sent %d requests; want 1 (quota is not retried)", n)
 				}
-				failedPersonaNamed(t, oneComment(t, w), "security")
 			},
 		},
 		{
-			name: "insufficient_quota everywhere: exit 3, one request per persona",
+			name: "insufficient_quota everywhere: exit 3, no call after the first",
 			setup: func(w *world) {
+				w.env["INPUT_MAX-CONCURRENCY"] = "1"
 				w.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Quota() })
 			},
 			check: func(t *testing.T, w *world, o outcome) {
 				wantCode(t, o, 3)
 				noCleanClaim(t, w)
-				if got, want := len(w.model.Requests()), len(full.team); got != want {
-					t.Errorf("%d model requests; want %d (one per persona, none retried)", got, want)
+				if got := len(w.model.Requests()); got != 1 {
+					t.Errorf("%d model requests; want 1 (the run stops at the first refusal)", got)
 				}
-				if o.err == nil || !strings.Contains(o.err.Error(), "quota") && !strings.Contains(o.err.Error(), "every persona failed") {
-					t.Errorf("error %v; want it to say every persona failed", o.err)
+				if o.err == nil || !strings.Contains(o.err.Error(), "quota") {
+					t.Errorf("error %v; want it to name the quota", o.err)
 				}
+			},
+		},
+		{
+			name: "401 bad key: one message, no call after it, exit 3",
+			setup: func(w *world) {
+				w.env["INPUT_MAX-CONCURRENCY"] = "1"
+				w.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Unauthorized() })
+			},
+			check: func(t *testing.T, w *world, o outcome) {
+				wantCode(t, o, 3)
+				noCleanClaim(t, w)
+				if got := len(w.model.Requests()); got != 1 {
+					t.Errorf("%d model requests; want 1", got)
+				}
+				if n := strings.Count(o.stdout, "http 401"); n > 2 {
+					t.Errorf("the 401 is reported %d times in the log; want it once (plus the final error)", n)
+				}
+			},
+		},
+		{
+			name: "404 model not found on the validator's model: exit 3",
+			setup: func(w *world) {
+				w.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+					if r.Persona == llm.Validator {
+						return llmtest.ModelNotFound()
+					}
+					return w.fixtureAnswer(r)
+				})
+			},
+			check: func(t *testing.T, w *world, o outcome) {
+				if got := len(w.model.RequestsFor(llm.Validator)); got > 8 {
+					t.Errorf("%d validator requests; want at most the calls in flight when the 404 came", got)
+				}
+				if o.code == 0 {
+					t.Errorf("exit code 0; a review whose validator's model is missing is not green")
+				}
+				checkRun(t, w, "failure")
 			},
 		},
 		{
