@@ -323,3 +323,67 @@ func TestGateLogAndCommentCarryNoCommands(t *testing.T) {
 		}
 	}
 }
+
+// Item 7: a rerun finds a P1 but cannot edit the clean report. It posts a
+// fresh report and removes the stale one: no comment keeps "Ready to merge"
+// once a later run found otherwise.
+func TestGateFailedEditLeavesNoStaleVerdict(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+	if first := s.run(nil); first.exit != 0 {
+		t.Fatalf("first run: exit %d%s", first.exit, first.logs())
+	}
+
+	s.gh.Inject(githubtest.Fault{Method: "PATCH", PathContains: "/issues/comments/", Status: 422})
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
+	s.event("workflow_dispatch", "workflow_dispatch", pr)
+	second := s.run(map[string]string{"INPUT_PR-NUMBER": itoa(pr.Number)})
+
+	if second.exit != 1 {
+		t.Errorf("rerun: exit %d; want 1%s", second.exit, second.logs())
+	}
+	cs := reportComments(s.gh, pr.Number)
+	if len(cs) != 1 {
+		t.Fatalf("report comments after the failed edit: %d; want 1", len(cs))
+	}
+	if strings.Contains(cs[0].Body, "Ready to merge") || !strings.Contains(cs[0].Body, "Not ready") {
+		t.Errorf("the surviving report does not carry the rerun's verdict:\n%s", cs[0].Body)
+	}
+	if second.outputs["comment-url"] == "" {
+		t.Error("comment-url is empty; want the fresh report's")
+	}
+}
+
+// Item 17: a GitHub App token writes as "review-app[bot]" while bot-login
+// keeps its default. The run warns once naming the login to set, and a
+// second run still leaves one report, found by its real author.
+func TestGateTokenIdentityMismatch(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	s.gh.SetTokenLogin("review-app[bot]")
+	pr := s.addPR(githubtest.PR{})
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+	first := s.run(nil)
+	if n := strings.Count(first.stdout, "bot-login: review-app[bot]"); n != 1 {
+		t.Errorf("the warning naming the login to set appears %d times; want 1%s", n, first.logs())
+	}
+
+	pr.HeadSHA = newSHA()
+	pr = s.addPR(pr)
+	s.event("pull_request", "pull_request.synchronize", pr)
+	second := s.run(nil)
+
+	n := 0
+	for _, c := range s.gh.Comments(pr.Number) {
+		if strings.HasPrefix(c.Body, reportMk) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("report comments after two runs: %d; want 1%s", n, second.logs())
+	}
+}

@@ -313,7 +313,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	readOnly := false
 	if c.Mode == ModeComment {
 		body := report.Comment(res, ro)
-		if body == "" && len(p.own(pr.Comments)) > 0 {
+		if body == "" && len(p.own(pr.Comments, p.bot)) > 0 {
 			// quiet and nothing to report, but an earlier report exists: it
 			// is updated, so it never shows stale findings.
 			loud := ro
@@ -367,25 +367,32 @@ func (p publisher) check(ctx context.Context, res review.Result, chk report.Chec
 }
 
 // comment edits our report comment in place, or creates the single one.
+//
 // After creating it re-lists, so two concurrent runs end with one comment:
-// both keep the oldest of our marker comments and delete the rest.
+// both keep the oldest of our marker comments and delete the rest. "Our"
+// is the identity the created comment shows (a GitHub App token writes as
+// "<app>[bot]", not bot-login): a mismatch is warned about once, and
+// duplicates are found by the real author. When an edit fails, the run
+// posts a fresh report and removes the stale one it could not edit: no
+// comment may keep a verdict that this run contradicts.
 func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (string, error) {
-	if own := p.own(pr.Comments); len(own) > 0 {
+	var stale []github.Comment // reports this run could not edit
+	if own := p.own(pr.Comments, p.bot); len(own) > 0 {
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, own[0].ID, body)
+		var pe *github.PermissionError
 		switch {
+		case err == nil:
+			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
+			p.remove(ctx, own[1:])
+			return edited.HTMLURL, nil
 		case errors.Is(err, github.ErrNotFound):
 			// Deleted since Stage 1 read it: post the report anew.
 			p.logf("anchor-review: the report comment %d is gone; posting a new one", own[0].ID)
-		case err != nil:
+		case errors.As(err, &pe):
 			return "", err
 		default:
-			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
-			for _, extra := range own[1:] {
-				if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
-					p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
-				}
-			}
-			return edited.HTMLURL, nil
+			p.a.Warningf("anchor-review could not edit the report comment %d (%s); posting a fresh report and removing the stale one", own[0].ID, err.Error())
+			stale = own
 		}
 	}
 	if body == "" {
@@ -398,39 +405,64 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 	if err != nil {
 		return "", err
 	}
+	author := p.bot
+	if created.Author != "" && !strings.EqualFold(created.Author, p.bot) {
+		author = created.Author
+		p.a.Warningf("anchor-review writes its report as %q but bot-login is %q: set the input bot-login: %s, or every run will post a new report and the already-reviewed check cannot find the earlier one", created.Author, p.bot, created.Author)
+	}
 	all, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
 	if err != nil {
-		return created.HTMLURL, nil // created; the duplicate check is best effort
+		p.remove(ctx, stale) // created; the duplicate check is best effort
+		return created.HTMLURL, nil
 	}
-	own := p.own(all)
-	if len(own) == 0 || (len(own) == 1 && own[0].ID == created.ID) {
+	own := p.own(all, author)
+	if len(own) == 1 && own[0].ID == created.ID || len(own) == 0 {
 		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
 		return created.HTMLURL, nil
 	}
-	// Another run posted too (and may already have deleted ours): the
-	// oldest survives and carries this run's body.
 	keep := own[0]
-	for _, extra := range own[1:] {
-		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
-			p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+	if len(stale) > 0 || author != p.bot {
+		// The older reports are ones this run could not edit, or ones an
+		// earlier run of the same mismatched identity left: the new one
+		// stays.
+		keep = created
+	}
+	var extra []github.Comment
+	for _, c := range own {
+		if c.ID != keep.ID {
+			extra = append(extra, c)
 		}
 	}
+	p.remove(ctx, extra)
 	if keep.ID != created.ID {
+		// Another run posted too (and may already have deleted ours): the
+		// oldest survives and carries this run's body.
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
 		if err != nil {
 			return keep.HTMLURL, err
 		}
 		keep = edited
+		p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
 	}
-	p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
 	return keep.HTMLURL, nil
 }
 
-// own returns our marker comments, oldest (lowest ID) first.
-func (p publisher) own(cs []github.Comment) []github.Comment {
+// remove deletes report comments; a failure is logged, and a report that
+// survives it is said to be stale.
+func (p publisher) remove(ctx context.Context, cs []github.Comment) {
+	for _, c := range cs {
+		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, c.ID); err != nil && !errors.Is(err, github.ErrNotFound) {
+			p.a.Warningf("anchor-review could not delete the stale report comment %s (%s); the newest report is the current one", c.HTMLURL, err.Error())
+		}
+	}
+}
+
+// own returns the report comments written by login (marker on the first
+// line), oldest (lowest ID) first.
+func (p publisher) own(cs []github.Comment, login string) []github.Comment {
 	var out []github.Comment
 	for _, c := range cs {
-		if strings.EqualFold(c.Author, p.bot) && marker.HasReport(c.Body) {
+		if strings.EqualFold(c.Author, login) && marker.HasReport(c.Body) {
 			out = append(out, c)
 		}
 	}

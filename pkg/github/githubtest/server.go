@@ -119,6 +119,9 @@ type Server struct {
 	// instead of the gate opening.
 	barrierTimeouts int
 	requests        []Request
+	// tokenLogin is who the token writes comments as; "" means
+	// github-actions[bot] (a GitHub App token writes as "<app>[bot]").
+	tokenLogin string
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -207,6 +210,14 @@ func (s *Server) SetContent(ref, path, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.contents[ref+"\x00"+strings.TrimPrefix(path, "/")] = content
+}
+
+// SetTokenLogin makes the comments the token creates carry login as their
+// author, as a GitHub App's installation token does ("my-app[bot]").
+func (s *Server) SetTokenLogin(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenLogin = login
 }
 
 // Inject adds faults.
@@ -744,7 +755,11 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	c := s.newComment(commentAuthor, body)
+	author := s.tokenLogin
+	if author == "" {
+		author = commentAuthor
+	}
+	c := s.newComment(author, body)
 	s.comments[int(n)] = append(s.comments[int(n)], c)
 	cp := *c
 	s.mu.Unlock()
