@@ -238,6 +238,9 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
 	}
 	if c, n := report.Conclusion(res, f.failOn); c == "failure" {
+		if n == 0 && res.Partial {
+			return fmt.Errorf("%w: %s", action.ErrIncomplete, strings.Join(res.Incomplete, "; "))
+		}
 		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, f.failOn)
 	}
 	return nil

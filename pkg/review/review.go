@@ -41,6 +41,13 @@ const (
 	ModeReportOnly = "report-only"
 )
 
+// Values of the `incomplete` input: the conclusion of an incomplete review
+// with nothing blocking. "neutral" passes a required check, so it is opt-in.
+const (
+	IncompleteFailure = "failure"
+	IncompleteNeutral = "neutral"
+)
+
 // Defaults for Options fields left zero.
 const (
 	DefaultMaxConcurrency = 8
@@ -73,6 +80,10 @@ type Options struct {
 	MaxConcurrency int
 	MaxLLMCalls    int
 	InputBudget    int // tokens per persona call for the diff; 0 = default
+
+	// Incomplete is the check conclusion of an incomplete review with
+	// nothing blocking: ConclusionFailure (the default) or "neutral".
+	Incomplete string
 
 	BotLogin string
 
@@ -108,6 +119,9 @@ func (o *Options) defaults() {
 	}
 	if o.ValidatorModel == "" {
 		o.ValidatorModel = o.Model
+	}
+	if o.Incomplete == "" {
+		o.Incomplete = IncompleteFailure
 	}
 	if o.BotLogin == "" {
 		o.BotLogin = "github-actions[bot]"

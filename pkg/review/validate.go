@@ -32,6 +32,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		return fb.Confidence - fa.Confidence
 	})
 	if len(order) > budget {
+		res.incomplete("%s not validated: over the validation budget of %d", plural(len(order)-budget, "finding", "findings"), budget)
 		for _, i := range order[budget:] {
 			f := gated[i]
 			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
@@ -49,7 +50,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	whole := prompt.EstimateTokens(diff.Render(files)) <= o.InputBudget
 	contents := newFileCache(head)
 	var usageMu sync.Mutex
-	verdicts := make([]*finding.Validation, len(gated))
+	verdicts := make([]*verdict, len(gated))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.MaxConcurrency)
 	for _, i := range order {
@@ -57,13 +58,13 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		g.Go(func() error {
 			content, found, err := contents.get(gctx, f.File)
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator failed (head file unavailable)"}}
 				return nil
 			}
 			if n := lineCount(content); found && f.Line > n {
 				// Step 1 could not check this for a modified file; the head
 				// version settles it without a model call.
-				verdicts[i] = &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
+				verdicts[i] = &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
 				return nil
 			}
 			c := pc
@@ -74,12 +75,15 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				c.Files = files
 			}
 			if !calls.take() {
-				verdicts[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator " + calls.refused().Error()}}
 				return nil
 			}
 			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
 			req.AllowRepair = calls.take
 			resp, err := r.Model.Complete(gctx, req)
+			if llm.Fatal(err) {
+				calls.halt(err)
+			}
 			usageMu.Lock()
 			res.Coverage.Usage.add(resp)
 			usageMu.Unlock()
@@ -88,20 +92,21 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				err = decodeStrict(resp.JSON, &v)
 			}
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: validatorFailure(err)}
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: validatorFailure(err)}}
 				return nil
 			}
-			verdicts[i] = &v
+			verdicts[i] = &verdict{Validation: v}
 			return nil
 		})
 	}
 	_ = g.Wait()
 
 	var kept []finding.Finding
+	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
-			f.Validation = v
+			f.Validation = &v.Validation
 			kept = append(kept, f)
 			res.Coverage.Validated++
 			continue
@@ -110,10 +115,25 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		if v != nil && v.Reason != "" {
 			reason = v.Reason
 		}
+		if v == nil || v.failed {
+			// No verdict is not a "no": the finding was neither confirmed
+			// nor refuted, so the review did not finish.
+			unconfirmed++
+		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
+	}
+	if unconfirmed > 0 {
+		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
 	}
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
 	return kept
+}
+
+// verdict is one validator outcome; failed marks no verdict at all (an
+// error, a timeout, a head file that could not be read, the call cap).
+type verdict struct {
+	finding.Validation
+	failed bool
 }
 
 // validatorFailure names why a validator call gave no verdict, briefly:
