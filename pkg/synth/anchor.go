@@ -178,8 +178,9 @@ func newQuote(text string, code, wholeLine bool) (quote, bool) {
 	return quote{variants: vs, code: code, wholeLine: wholeLine}, len(vs) > 0
 }
 
-// readings are the normalized ways to read s: as written, without a leading
-// diff marker, without surrounding quotes. Readings too short to prove
+// readings are the normalized ways to read s: as written, with the prompt's
+// escapes of invisible characters decoded, without a leading diff marker,
+// without surrounding quotes. Readings too short to prove
 // anything are left out.
 func readings(s string) []string {
 	var out []string
@@ -191,6 +192,12 @@ func readings(s string) []string {
 	}
 	s = strings.TrimSpace(s)
 	add(s)
+	// The prompt shows invisible characters as <U+200B>-style escapes; a
+	// quote copied from it matches the raw character in the file.
+	if escapedRune.MatchString(s) {
+		s = spellings(s)[1]
+		add(s)
+	}
 	if len(s) > 1 && (s[0] == '+' || s[0] == '-') && s[1] != s[0] && s[1] != '=' {
 		add(s[1:])
 	}

@@ -66,6 +66,8 @@ func TestAnchor(t *testing.T) {
 		{"line past the head's end with a quote snaps back", 80, []string{"`json.NewEncoder(w).Encode(names)` writes a partial list"}, 52, 52},
 		{"a case label is code, not a location", 19, []string{"handler.go:19: row := h.db.QueryRow(\"SELECT name, email FROM users WHERE id = '\" + id + \"'\")", "case 1: return x"}, 19, 0},
 		{"too short to prove anything", 25, []string{"`err`", "}"}, 25, 0},
+		{"copied from the numbered diff, number and marker included", 21, []string{"49 +\t\trows.Scan(&n)"}, 49, 0},
+		{"a deleted line copied from the numbered diff", 33, []string{"   -\tif r.Header.Get(\"X-Admin\") != \"1\" {"}, 31, 0},
 	}
 	for _, tc := range tests {
 		for _, withHead := range []bool{true, false} {
@@ -97,6 +99,18 @@ func TestAnchor(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAnchorHiddenCharacter: the prompt shows a zero-width space as
+// <U+200B>; a finding quoting that form anchors on the raw character.
+func TestAnchorHiddenCharacter(t *testing.T) {
+	df := added("auth.go", "package auth", "", "func admin(u string) bool {", "\treturn u == \"root\u200b\"", "}")
+	f := fnd("Zero-width space in the admin name", "auth.go", 3, finding.P0, 100,
+		evidence("auth.go:4: `return u == \"root<U+200B>\"`"))
+	out := Synthesize(Input{Files: []*diff.File{df}, Results: []PersonaResult{res("security", f)}})
+	if len(out.Gated) != 1 || out.Gated[0].Line != 4 {
+		t.Fatalf("got gated %+v, drops %v; want the finding snapped to line 4", out.Gated, out.DroppedByReason)
 	}
 }
 
