@@ -47,7 +47,11 @@ func scriptOrders(t *testing.T, e *env) {
 	m := e.model
 	m.Script("security", llmtest.OK(answer(t, "security", []finding.Finding{
 		f(tSQLi, finding.P0, ordersGo, 37, 100),
-		f(tErrText, finding.P2, ordersGo, 40, 75, routing("safe_auto", "review-fixer")),
+		// Off by one (the model counted from the wrong line): its quote
+		// snaps it back to line 40.
+		f(tErrText, finding.P2, ordersGo, 41, 75, routing("safe_auto", "review-fixer"), quoting(ordersGo+":40: http.Error(w, err.Error(), http.StatusInternalServerError)")),
+		// Quotes code the file does not hold: dropped as unanchored.
+		f("Order total summed in float64 loses cents", finding.P1, ordersGo, 44, 75, quoting(ordersGo+":44: total += float64(o.Total) / 100")),
 	}, nil, []string{"DeleteOrder has no authorization check visible in this diff."})))
 	// Same finding two lines away, title spelled differently: a duplicate.
 	m.Script("adversarial", llmtest.OK(answer(t, "adversarial", []finding.Finding{
@@ -91,6 +95,11 @@ func scriptOrders(t *testing.T, e *env) {
 	}, nil, nil)))
 	e.verdicts.set(tLimit, "false: "+tNoLimitV)
 	e.verdicts.set(tIndex, "malformed")
+}
+
+// quoting sets a finding's evidence, as a model quotes code.
+func quoting(evidence ...string) func(*finding.Finding) {
+	return func(x *finding.Finding) { x.Evidence = evidence }
 }
 
 // TestReviewPREndToEnd reviews a realistic PR with the real clients against
@@ -164,6 +173,7 @@ func TestReviewPREndToEnd(t *testing.T) {
 	wantReasons := map[string]int{
 		synth.ReasonNotInPR: 1, synth.ReasonLineOutside: 1, synth.ReasonDuplicate: 2,
 		synth.ReasonLintIgnore: 1, synth.ReasonDemoted: 1, synth.ReasonBelowGate: 1,
+		synth.ReasonUnanchored: 1,
 	}
 	for k, v := range wantReasons {
 		if res.Coverage.DroppedByReason[k] != v {
