@@ -59,9 +59,9 @@ import (
 //     (code quotes before weak ones; occurrences on the diff's changed lines
 //     before unchanged ones; a tie goes to the lower line).
 //
-// The search space is the head file when Input.Heads has it; otherwise
-// the new-side lines the diff shows (context and added), which is all the
-// model saw of the file. The diff's deleted lines are searched in both cases
+// The search space is the head file when Input.Heads has it and it agrees
+// with the diff (every context and added line at its number); otherwise the
+// new-side lines the diff shows (context and added). The diff's deleted lines are searched in both cases
 // and stand at the new-side line where the deletion happened.
 
 // ReasonUnanchored counts findings whose quoted code occurs nowhere in the
@@ -344,7 +344,7 @@ func (a *anchorer) lines(f *diff.File) []searchLine {
 			}
 		}
 	}
-	if head, ok := a.heads[f.Path()]; ok && f.Status != diff.Deleted {
+	if head, ok := a.heads[f.Path()]; ok && f.Status != diff.Deleted && agrees(f, head) {
 		n := 0
 		for l := range strings.Lines(head) {
 			n++
@@ -362,6 +362,28 @@ func (a *anchorer) lines(f *diff.File) []searchLine {
 	}
 	a.cache[f] = ls
 	return ls
+}
+
+// agrees reports whether head is the new version the diff describes: every
+// context and added line stands at its number. A head read from somewhere
+// else (a local --diff reviewed against a working tree that moved on) would
+// anchor findings to the wrong text, so it is not used.
+func agrees(f *diff.File, head string) bool {
+	var lines []string
+	for l := range strings.Lines(head) {
+		lines = append(lines, l)
+	}
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Delete {
+				continue
+			}
+			if l.NewNo < 1 || l.NewNo > len(lines) || normalizeCode(lines[l.NewNo-1]) != normalizeCode(l.Text) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // deletionLine is the new-side line where the deleted line i of h stood:

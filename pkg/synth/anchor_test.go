@@ -3,6 +3,7 @@ package synth
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -111,6 +112,22 @@ func TestAnchorHiddenCharacter(t *testing.T) {
 	out := Synthesize(Input{Files: []*diff.File{df}, Results: []PersonaResult{res("security", f)}})
 	if len(out.Gated) != 1 || out.Gated[0].Line != 4 {
 		t.Fatalf("got gated %+v, drops %v; want the finding snapped to line 4", out.Gated, out.DroppedByReason)
+	}
+}
+
+// TestAnchorIgnoresAStaleHead: a head that does not match the diff (a local
+// --diff reviewed against a working tree that moved on) is not searched:
+// the diff's own lines are, so a quote of a changed line still anchors.
+func TestAnchorIgnoresAStaleHead(t *testing.T) {
+	df, head := anchorFixture(t)
+	stale := strings.Replace(head, "rows.Scan(&n)", "if err := rows.Scan(&n); err != nil { return err }", 1)
+	f := fnd("Scan error ignored", "handler.go", 50, finding.P1, 75, evidence("handler.go:49: rows.Scan(&n)"))
+	out := Synthesize(Input{Files: []*diff.File{df}, Heads: map[string]string{"handler.go": stale}, Results: []PersonaResult{res("correctness", f)}})
+	if len(out.Gated) != 1 || out.Gated[0].Line != 49 {
+		t.Fatalf("got gated %+v, drops %v; want the finding anchored at 49 from the diff", out.Gated, out.DroppedByReason)
+	}
+	if !agrees(df, head) || agrees(df, stale) {
+		t.Errorf("agrees: got %v for the real head, %v for the stale one; want true, false", agrees(df, head), agrees(df, stale))
 	}
 }
 
