@@ -277,29 +277,25 @@ var proseWords = map[string]bool{
 // "}" inside a quote proves nothing.
 const minLineInQuote = 8
 
-// matches reports whether a normalized line holds the quote variant v, or,
-// for a code quote, v holds the whole line.
-func matches(line, v string, wholeLine bool) bool {
+// matches reports whether line holds the quote variant v (whose pieces
+// around an ellipsis are frags, nil without one), or, for a code quote, v
+// holds the whole line.
+func matches(l *searchLine, v string, frags []string, wholeLine bool) bool {
 	if wholeLine {
-		return line == v
+		return l.text == v
 	}
-	if strings.Contains(line, v) {
+	if strings.Contains(l.text, v) {
 		return true
 	}
-	if nonSpace(line) >= minLineInQuote && strings.Contains(v, line) {
+	if l.long && strings.Contains(v, l.text) {
 		return true
 	}
-	parts := ellipsis.Split(v, -1)
-	if len(parts) < 2 {
+	if frags == nil {
 		return false
 	}
 	at := 0
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		i := strings.Index(line[at:], p)
+	for _, p := range frags {
+		i := strings.Index(l.text[at:], p)
 		if i < 0 {
 			return false
 		}
@@ -308,11 +304,27 @@ func matches(line, v string, wholeLine bool) bool {
 	return true
 }
 
+// fragments splits a quote at its ellipses into the pieces that must occur
+// in order; nil when it has none.
+func fragments(v string) []string {
+	if !ellipsis.MatchString(v) {
+		return nil
+	}
+	var out []string
+	for _, p := range ellipsis.Split(v, -1) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // searchLine is one line quotes are looked for on.
 type searchLine struct {
 	no      int    // new-side line number the finding would point at
 	text    string // normalized
 	changed bool   // an added or deleted line of the diff
+	long    bool   // at least minLineInQuote non-space characters
 }
 
 // anchorer anchors findings against the head versions of the PR's files.
@@ -359,6 +371,9 @@ func (a *anchorer) lines(f *diff.File) []searchLine {
 				}
 			}
 		}
+	}
+	for i := range ls {
+		ls[i].long = nonSpace(ls[i].text) >= minLineInQuote
 	}
 	a.cache[f] = ls
 	return ls
@@ -434,11 +449,15 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 	anyCode := false
 	for _, q := range qs {
 		anyCode = anyCode || q.code
+		frags := make([][]string, len(q.variants))
+		for i, v := range q.variants {
+			frags[i] = fragments(v)
+		}
 		var at []searchLine
-		for _, l := range ls {
-			for _, v := range q.variants {
-				if matches(l.text, v, q.wholeLine) {
-					at = append(at, l)
+		for i := range ls {
+			for j, v := range q.variants {
+				if matches(&ls[i], v, frags[j], q.wholeLine) {
+					at = append(at, ls[i])
 					break
 				}
 			}

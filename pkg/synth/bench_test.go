@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
@@ -50,6 +51,34 @@ func BenchmarkSynthesize10k(b *testing.B) {
 	in := benchInput()
 	if n := inputCount(in); n != 10000 {
 		b.Fatalf("got %d findings; want 10000", n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Synthesize(in)
+	}
+}
+
+// BenchmarkSynthesize10kQuoted is BenchmarkSynthesize10k with every file's
+// head version in Heads and every finding quoting a line of it off by one:
+// the cost of anchoring (search, snap) and of similarity dedupe on quotes.
+func BenchmarkSynthesize10kQuoted(b *testing.B) {
+	in := benchInput()
+	in.Heads = map[string]string{}
+	for _, f := range in.Files {
+		var head strings.Builder
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				head.WriteString(l.Text + "\n")
+			}
+		}
+		in.Heads[f.Path()] = head.String()
+	}
+	for i := range in.Results {
+		for j := range in.Results[i].Answer.Findings {
+			f := &in.Results[i].Answer.Findings[j]
+			f.Evidence = []string{fmt.Sprintf("%s:%d: v%d := call(%d)", f.File, f.Line, f.Line-1, f.Line-1)}
+			f.Line++
+		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
