@@ -1,6 +1,8 @@
 package persona
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -161,4 +163,40 @@ func TestCommentScanner(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzSelectLines: diff lines are untrusted; selection over any of them, in
+// any language, never panics and gives the same team twice.
+func FuzzSelectLines(f *testing.F) {
+	f.Add("a.py", "+    \"\"\"doc", " x = 1", "-def get(self, url):")
+	f.Add("b.go", "+/* open", "+\tif err != nil {", "+\t\treturn nil")
+	f.Add("c.js", "+res.links = function links(l) {", " // c", "-  } catch (e) {}")
+	all, err := Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, path, a, b, c string) {
+		if path == "" {
+			path = "x.go"
+		}
+		var lines []string
+		for _, l := range []string{a, b, c} {
+			if l == "" || strings.ContainsAny(l, "\n\r") || (l[0] != '+' && l[0] != '-' && l[0] != ' ') {
+				continue
+			}
+			lines = append(lines, l)
+		}
+		if len(lines) == 0 {
+			return
+		}
+		s := Signals{Files: []*diff.File{file(path, lines...)}}
+		one, err := Select(all, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, _ := Select(all, s, nil)
+		if fmt.Sprint(one) != fmt.Sprint(two) {
+			t.Fatalf("selection is not deterministic: %v vs %v", one, two)
+		}
+	})
 }
