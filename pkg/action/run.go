@@ -57,6 +57,9 @@ type Deps struct {
 	ReadFile func(string) ([]byte, error)
 	// Fence fixes the prompt data fence (tests); empty means random.
 	Fence string
+	// Version is the binary's version, named in the report's Coverage;
+	// empty leaves it out.
+	Version string
 	// MissingKey, when set, is the configuration error of an empty api-key
 	// on a run that gets no secrets (a fork or Dependabot PR): only the
 	// skip pre-check runs, and a PR it does not skip fails with it.
@@ -134,7 +137,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if pr == nil {
 		pr = &review.PR{}
 	}
-	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets()}
+	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version}
 	out := Publish(ctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,

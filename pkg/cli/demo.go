@@ -50,14 +50,13 @@ const (
 // fake GitHub serving the fixture, and the model's recorded answers.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
 		return err
 	}
 	names, err := demoNames()

@@ -21,6 +21,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 // reviewFlags are the review command's options.
@@ -32,6 +33,7 @@ type reviewFlags struct {
 	apiKey, baseURL                            string
 	model, strongModel, validatorModel, failOn string
 	botLogin, record                           string
+	version                                    string // not a flag: named in the report
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
 }
@@ -40,7 +42,6 @@ type reviewFlags struct {
 func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var f reviewFlags
 	fl := flag.NewFlagSet("review", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
 	fl.IntVar(&f.pr, "pr", 0, "the pull request number (with --repo)")
 	fl.BoolVar(&f.post, "post", false, "post the report comment and the check run (runs the validator)")
@@ -69,7 +70,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, `Usage:
+		fmt.Fprintln(fl.Output(), `Usage:
   anchor-review review --repo OWNER/NAME --pr N [--post] [--json] [flags]
   anchor-review review --diff FILE [--title T] [--json] [flags]
   anchor-review review --base REF [--dir REPO] [--json] [flags]
@@ -81,7 +82,7 @@ the check run. --diff and --base review a local change with no GitHub at all.
 Flags:`)
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, true); help || err != nil {
+	if help, err := parseFlags(fl, args, true, stdout, stderr); help || err != nil {
 		return err
 	}
 	if err := f.check(fl.Args()); err != nil {
@@ -111,6 +112,7 @@ Flags:`)
 		defer file.Close()
 		model = llm.NewRecorder(live, file)
 	}
+	f.version = version.String()
 	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
 }
 
@@ -202,7 +204,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 		}
 		if f.post {
-			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey)}
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
 			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
 			}, res, pr, ro)
@@ -219,7 +221,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey)}
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

@@ -25,10 +25,9 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
-)
 
-// UserAgent is sent with every request.
-const UserAgent = "anchor-review"
+	"github.com/anchor-review/anchor-review/pkg/version"
+)
 
 // Limits of the REST API the client works within.
 const (
@@ -112,7 +111,7 @@ func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client
 	} else {
 		c.BaseURL = u
 	}
-	c.UserAgent = UserAgent
+	c.UserAgent = version.UserAgent()
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}

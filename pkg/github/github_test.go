@@ -15,6 +15,7 @@ import (
 	"github.com/anchor-review/anchor-review/internal/sleeptest"
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 const (
@@ -635,8 +636,8 @@ func TestHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := srv.Requests()[0].Header
-	if got := h.Get("User-Agent"); got != "anchor-review" {
-		t.Errorf("got User-Agent %q; want anchor-review", got)
+	if got, want := h.Get("User-Agent"), version.UserAgent(); got != want || !strings.HasPrefix(got, "anchor-review/") {
+		t.Errorf("got User-Agent %q; want %q (anchor-review/VERSION)", got, want)
 	}
 	if got := h.Get("Authorization"); got != "Bearer "+token {
 		t.Errorf("got Authorization %q; want the bearer token", got)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 // Defaults for the zero values of Config.
@@ -476,6 +478,9 @@ type captured struct{ header http.Header }
 type capturingDoer struct{ hc *http.Client }
 
 func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
+	// go-openai sends Go's default User-Agent; the endpoint's operator sees
+	// which tool, at which version, is calling.
+	req.Header.Set("User-Agent", version.UserAgent())
 	resp, err := d.hc.Do(req)
 	if c, ok := req.Context().Value(captureKey{}).(*captured); ok && resp != nil {
 		c.header = resp.Header.Clone()
