@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -22,11 +21,8 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 		tr.TLSHandshakeTimeout = 15 * time.Second
 		httpClient = &http.Client{Transport: tr}
 	}
-	gh, err := github.New(httpClient, apiURL, token)
-	if err != nil {
-		return nil, fmt.Errorf("github client: %w", err)
-	}
-	return gh, nil
+	// github.New's errors already name their package ("github: api url …").
+	return github.New(httpClient, apiURL, token)
 }
 
 // modelConfig is what the model client needs from flags or inputs.
@@ -36,13 +32,10 @@ type modelConfig struct {
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
 func newModel(c modelConfig) (*llm.Client, error) {
-	m, err := llm.New(llm.Config{
+	// llm.New's errors already name their package ("llm: base URL …").
+	return llm.New(llm.Config{
 		BaseURL: c.BaseURL,
 		APIKey:  c.APIKey,
 		Schemas: prompts.Schemas(),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("model client: %w", err)
-	}
-	return m, nil
 }

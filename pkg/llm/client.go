@@ -186,7 +186,9 @@ func (c *Client) Complete(ctx context.Context, r Request) (resp Response, err er
 		}
 		if err != nil {
 			resp.JSON = nil
-			err = fmt.Errorf("llm: %s: %w", r.Persona, err)
+			// The one "llm:" prefix: the sentinels and the inner errors carry
+			// none, and the caller, which knows the persona, names it.
+			err = fmt.Errorf("llm: %w", err)
 		}
 	}()
 	comp, err := c.schemas.get(r.Schema)

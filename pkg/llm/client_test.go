@@ -350,6 +350,10 @@ func TestRepair(t *testing.T) {
 		if !errors.Is(err, llm.ErrMalformed) {
 			t.Fatalf("got %v; want ErrMalformed", err)
 		}
+		// Wrapped once: the caller names the persona, the client its package.
+		if msg := err.Error(); !strings.HasPrefix(msg, "llm: malformed answer: ") || strings.Count(msg, "llm:") != 1 || strings.Contains(msg, "correctness") {
+			t.Errorf("got error %q; want one \"llm: malformed answer: \" prefix and no persona name", msg)
+		}
 		if resp.JSON != nil || resp.Attempts != 2 {
 			t.Errorf("got JSON %s attempts %d; want nil 2", resp.JSON, resp.Attempts)
 		}
