@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -33,7 +34,8 @@ type reviewFlags struct {
 	apiKey, baseURL                            string
 	model, strongModel, validatorModel, failOn string
 	botLogin, record                           string
-	version                                    string // not a flag: named in the report
+	version                                    string       // not a flag: named in the report
+	local                                      *localChange // not a flag: the change readLocal read
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
 }
@@ -87,6 +89,14 @@ Flags:`)
 	}
 	if err := f.check(fl.Args()); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if f.diffFile != "" || f.base != "" {
+		// Read the change before asking for a key: an empty one needs none.
+		lc, err := f.readLocal(ctx)
+		if err != nil {
+			return nothingToReview(err, stderr)
+		}
+		f.local = lc
 	}
 	team, err := loadTeam(f.personas)
 	if err != nil {
@@ -211,13 +221,20 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			out = &o
 		}
 	} else {
-		d, head, derr := f.localDiff(ctx)
-		if derr != nil {
-			return derr
+		lc := f.local
+		if lc == nil {
+			if lc, err = f.readLocal(ctx); err != nil {
+				return nothingToReview(err, stderr)
+			}
 		}
-		res, err = rv.ReviewDiff(ctx, opts, d, f.title, f.body, head)
+		res, err = rv.ReviewDiff(ctx, opts, lc.diff, lc.title, lc.body, lc.head)
 		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		}
+		res.HeadSHA = firstNonEmpty(res.HeadSHA, lc.headSHA)
+		if missed := lc.unread.list(); len(missed) > 0 {
+			fmt.Fprintf(stderr, "warning: the head version of %d changed file(s) could not be read from %s, so the validator saw none: %s. Run from the repository's root or pass --dir PATH to it (with --base, the files must exist at HEAD).\n",
+				len(missed), lc.where, strings.Join(missed, ", "))
 		}
 	}
 
@@ -257,52 +274,173 @@ func secrets(getenv func(string) string, extra ...string) []string {
 	return s
 }
 
-// localDiff reads --diff or runs git for --base, and returns a reader of
-// head file contents for the validator.
-func (f reviewFlags) localDiff(ctx context.Context) (*diff.Diff, func(context.Context, string) (string, bool, error), error) {
+// errNothingToReview: the local change is empty. It is not a usage error:
+// the command says so and exits 0.
+var errNothingToReview = errors.New("nothing to review")
+
+// localChange is a local diff ready for review.
+type localChange struct {
+	diff        *diff.Diff
+	title, body string
+	// headSHA is HEAD's commit for --base (the report's meta and links);
+	// empty for --diff.
+	headSHA string
+	// head reads a file's head version for the validator and the
+	// standards files; it records the changed files it could not read.
+	head   func(context.Context, string) (string, bool, error)
+	unread *unreadFiles
+	// where says where head reads files, for the warning about unread ones.
+	where string
+}
+
+// unreadFiles collects the changed files whose head version could not be
+// read (the validator then sees none); safe for concurrent use.
+type unreadFiles struct {
+	mu      sync.Mutex
+	changed map[string]bool // the diff's non-deleted files
+	missed  []string
+}
+
+func (u *unreadFiles) note(p string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.changed[p] && !slices.Contains(u.missed, p) {
+		u.missed = append(u.missed, p)
+	}
+}
+
+func (u *unreadFiles) list() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := slices.Clone(u.missed)
+	slices.Sort(out)
+	return out
+}
+
+// readLocal reads --diff (a file, or - for stdin) or runs git for --base.
+// An empty change is errNothingToReview; text that is not a diff is a
+// usage error.
+func (f reviewFlags) readLocal(ctx context.Context) (*localChange, error) {
 	var raw []byte
 	var err error
-	var head func(context.Context, string) (string, bool, error)
+	lc := &localChange{title: f.title, body: f.body}
 	switch {
 	case f.diffFile == "-":
 		raw, err = io.ReadAll(os.Stdin)
 	case f.diffFile != "":
 		raw, err = os.ReadFile(f.diffFile)
-		head = func(_ context.Context, p string) (string, bool, error) {
-			// Paths come from the (untrusted) diff: only files inside --dir.
-			if !filepath.IsLocal(filepath.FromSlash(p)) {
-				return "", false, nil
-			}
-			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
-			if errors.Is(err, os.ErrNotExist) {
-				return "", false, nil
-			}
-			return string(b), err == nil, err
-		}
 	default:
 		raw, err = git(ctx, f.dir, "diff", "--no-color", "--no-ext-diff", f.base+"...HEAD")
-		head = func(ctx context.Context, p string) (string, bool, error) {
-			if !filepath.IsLocal(filepath.FromSlash(p)) {
-				return "", false, nil
-			}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read diff: %w", ErrUsage, err)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		if f.base != "" {
+			return nil, fmt.Errorf("%w: HEAD has no changes since its merge base with %s", errNothingToReview, f.base)
+		}
+		return nil, fmt.Errorf("%w: the diff %s is empty", errNothingToReview, f.diffFile)
+	}
+	d, err := diff.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if len(d.Files) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no unified diff (no \"diff --git\" or \"---\"/\"+++\" file headers)", ErrUsage, firstNonEmpty(f.diffFile, "the git diff"))
+	}
+	lc.diff = d
+	lc.unread = &unreadFiles{changed: map[string]bool{}}
+	for _, fd := range d.Files {
+		if fd.NewPath != "" && !fd.Binary {
+			lc.unread.changed[fd.NewPath] = true
+		}
+	}
+	var read func(ctx context.Context, p string) (string, bool, error)
+	if f.base != "" {
+		lc.where = "HEAD in " + f.dir
+		read = func(ctx context.Context, p string) (string, bool, error) {
 			b, err := git(ctx, f.dir, "show", "HEAD:"+p)
 			if err != nil {
 				return "", false, nil
 			}
 			return string(b), true, nil
 		}
+		if err := f.describeCommits(ctx, lc); err != nil {
+			return nil, err
+		}
+	} else {
+		lc.where = "--dir " + f.dir
+		read = func(_ context.Context, p string) (string, bool, error) {
+			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
+			if errors.Is(err, os.ErrNotExist) {
+				return "", false, nil
+			}
+			return string(b), err == nil, err
+		}
 	}
+	lc.head = func(ctx context.Context, p string) (string, bool, error) {
+		// Paths come from the (untrusted) diff: only files inside --dir.
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return "", false, nil
+		}
+		text, found, err := read(ctx, p)
+		if !found || err != nil {
+			lc.unread.note(p)
+		}
+		return text, found, err
+	}
+	return lc, nil
+}
+
+// describeCommits fills what --base knows of the change from git: HEAD's
+// commit, and, unless --title/--body are given, a title and body from the
+// commits REF..HEAD (one commit: its subject and body; several: the first
+// subject, and every subject listed).
+func (f reviewFlags) describeCommits(ctx context.Context, lc *localChange) error {
+	sha, err := git(ctx, f.dir, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: read diff: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	d, err := diff.Parse(raw)
+	lc.headSHA = strings.TrimSpace(string(sha))
+	out, err := git(ctx, f.dir, "log", "--reverse", "--no-color", "--format=%s%x00%b%x1e", f.base+"..HEAD")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	if len(d.Files) == 0 {
-		return nil, nil, fmt.Errorf("%w: the diff is empty", ErrUsage)
+	var subjects, bodies []string
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		subject, body, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if !ok {
+			continue
+		}
+		subjects, bodies = append(subjects, strings.TrimSpace(subject)), append(bodies, strings.TrimSpace(body))
 	}
-	return d, head, nil
+	title, body := "", ""
+	switch len(subjects) {
+	case 0:
+	case 1:
+		title, body = subjects[0], bodies[0]
+	default:
+		title = subjects[0]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d commits:\n", len(subjects))
+		for _, s := range subjects {
+			b.WriteString("- " + s + "\n")
+		}
+		body = strings.TrimSuffix(b.String(), "\n")
+	}
+	lc.title = firstNonEmpty(f.title, title)
+	lc.body = firstNonEmpty(f.body, body)
+	return nil
+}
+
+// nothingToReview turns errNothingToReview into a message and a clean
+// exit (0); any other error is returned as is.
+func nothingToReview(err error, stderr io.Writer) error {
+	if errors.Is(err, errNothingToReview) {
+		fmt.Fprintf(stderr, "anchor-review: %v\n", err)
+		return nil
+	}
+	return err
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {

@@ -481,7 +481,7 @@ func TestReviewUsage(t *testing.T) {
 		{name: "remote endpoint without key", args: append([]string{"--base-url", "https://llm.example.com/v1"}, pr...), local: true, want: "no model API key"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
 		{name: "no GitHub token", args: []string{"--repo", "o/r", "--pr", "7", "--github-token", ""}, want: "no GitHub token"},
-		{name: "empty diff", args: []string{"--diff", os.DevNull}, want: "empty"},
+		{name: "not a diff", args: []string{"--diff", filepath.Join(headDir, invoicePath)}, want: "not a unified diff"},
 		{name: "missing diff file", args: []string{"--diff", filepath.Join("testdata", "review", "nonexistent.patch")}, want: "nonexistent.patch"},
 	}
 	for _, tt := range tests {
@@ -600,11 +600,11 @@ func TestReviewHeadFilesStayInDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := reviewFlags{diffFile: patch, dir: dir}
-	_, head, err := f.localDiff(context.Background())
+	lc, err := f.readLocal(context.Background())
 	if err != nil {
-		t.Fatalf("localDiff: %v", err)
+		t.Fatalf("readLocal: %v", err)
 	}
-	got, found, err := head(context.Background(), "../outside-secret.txt")
+	got, found, err := lc.head(context.Background(), "../outside-secret.txt")
 	if err != nil || found || got != "" {
 		t.Errorf("head(../outside-secret.txt) = %q, %v, %v; want nothing read", got, found, err)
 	}
@@ -618,5 +618,115 @@ func TestLocalEndpoint(t *testing.T) {
 		if got := localEndpoint(u); got != want {
 			t.Errorf("localEndpoint(%q) = %v; want %v", u, got, want)
 		}
+	}
+}
+
+// TestReviewNothingToReview: an empty change is not a usage error: the
+// command says "nothing to review" and exits 0, before asking for a key.
+func TestReviewNothingToReview(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t)
+	blank := filepath.Join(t.TempDir(), "blank.patch")
+	if err := os.WriteFile(blank, []byte("\n  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"empty file", []string{"--diff", os.DevNull}, "is empty"},
+		{"blank file", []string{"--diff", blank}, "is empty"},
+		{"no commits since the base", []string{"--base", "HEAD", "--dir", dir}, "no changes since its merge base with HEAD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// No key and no endpoint: an empty change needs neither.
+			stdout, stderr, err := run(t, noEnv, append([]string{"review"}, tt.args...)...)
+			if err != nil || ExitCode(err) != 0 {
+				t.Fatalf("got %v (exit %d); want nil (exit 0)", err, ExitCode(err))
+			}
+			if !strings.Contains(stderr, "nothing to review") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q; want \"nothing to review\" and %q", stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q; want nothing", stdout)
+			}
+		})
+	}
+}
+
+// TestReviewGitBaseDescribesChange: --base takes the title and body from
+// the commits REF..HEAD (flags win) and HEAD's SHA into the report's meta.
+func TestReviewGitBaseDescribesChange(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t)
+	sha, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(sha))
+	tests := []struct {
+		name      string
+		flags     []string
+		wantTitle string
+	}{
+		{"from the commit", nil, "billing: discounts"},
+		{"--title wins", []string{"--title", "Partner discounts"}, "Partner discounts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.New()
+			defer m.Close()
+			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+			args := append([]string{"review", "--base", "main", "--dir", dir, "--base-url", m.URL, "--api-key", "k"}, tt.flags...)
+			stdout, stderr, err := run(t, noEnv, args...)
+			if err != nil {
+				t.Fatalf("review --base: %v\n%s", err, stderr)
+			}
+			reqs := m.RequestsFor("correctness")
+			if len(reqs) != 1 || !strings.Contains(messagesOf(reqs[0]), tt.wantTitle) {
+				t.Errorf("the persona prompt lacks the title %q", tt.wantTitle)
+			}
+			meta, err := marker.ParseMeta(stdout)
+			if err != nil {
+				t.Fatalf("the report's meta: %v\n%s", err, stdout)
+			}
+			if meta.HeadSHA != head {
+				t.Errorf("meta head_sha %q; want HEAD %q", meta.HeadSHA, head)
+			}
+			if strings.Contains(stderr, "could not be read") {
+				t.Errorf("unexpected unread-file warning: %s", stderr)
+			}
+		})
+	}
+}
+
+// TestReviewDiffOutsideRepoWarns: a --diff whose files are not under --dir
+// still reviews, but the user is told which files the validator saw no
+// head version of, and how to fix it.
+func TestReviewDiffOutsideRepoWarns(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	_, stderr, err := run(t, noEnv, "review", "--diff", invoicePatch, "--dir", t.TempDir(), "--validate", "--base-url", m.URL, "--api-key", "k")
+	if err != nil {
+		t.Fatalf("review: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"warning:", "1 changed file(s)", invoicePath, "--dir"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// With the right --dir there is nothing to warn about.
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	_, stderr, err = run(t, noEnv, "review", "--diff", invoicePatch, "--dir", headDir, "--validate", "--base-url", m.URL, "--api-key", "k")
+	if err != nil || strings.Contains(stderr, "could not be read") {
+		t.Errorf("review with --dir %s: got %v, stderr %q; want no warning", headDir, err, stderr)
 	}
 }
