@@ -144,13 +144,20 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}, res, pr, ro)
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
+	return Outcome(res, out, c.FailOn, err)
+}
 
+// Outcome is the exit class of a published run: nil (exit 0), ErrBlocking
+// (1) or ErrCannotRun (3). The Action and `review --post` both end with it,
+// so the same outcome exits the same way. reviewErr is the review's own
+// error, if any.
+func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error) error {
 	switch {
 	case res.AllFailed:
-		if err == nil {
-			err = errors.New("every persona failed")
+		if reviewErr == nil {
+			reviewErr = errors.New("every persona failed")
 		}
-		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+		return fmt.Errorf("%w: %w", ErrCannotRun, reviewErr)
 	case out.Skipped && out.Conclusion == "failure" && !out.CheckWritten:
 		// Rule 4 carried a failure forward but the check run could not be
 		// written (a read-only token): the exit code must carry it, or a
@@ -161,7 +168,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		// the carried-forward check run, not the step, holds the verdict.
 		return nil
 	case out.Conclusion == "failure":
-		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, failOn)
 	}
 	return nil
 }
@@ -266,13 +273,14 @@ type publisher struct {
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
 	if c.Mode == ModeReportOnly && !res.Skipped {
 		// report-only posts nothing (SPEC section 3): no comment, no check
-		// run, no annotations. Its findings were not validated and are not
-		// posted, so they cannot fail the step; only a review that could
-		// not run does.
-		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial}, c.FailOn)
+		// run, no annotations. With no check run there is no conclusion:
+		// the output is empty (never a "success" beside a not-ready
+		// verdict), and the verdict output says what the review found. Its
+		// findings were not validated and are not posted, so they cannot
+		// fail the step; only a review that could not run does (exit 3).
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
-		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion}
+		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict)}
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
@@ -290,6 +298,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		chk := report.Check(res, ro)
 		out.Conclusion = chk.Conclusion
 		out.CheckWritten = p.check(ctx, res, chk)
+		if own := p.own(pr.Comments); len(own) > 0 {
+			out.CommentURL = own[0].HTMLURL // the report that was carried forward
+		}
 		return out
 	}
 

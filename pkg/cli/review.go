@@ -250,9 +250,15 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	} else {
 		fmt.Fprintln(stdout, report.Comment(res, ro))
 	}
-	if out != nil && out.CommentURL != "" {
-		fmt.Fprintf(stderr, "posted: %s\n", out.CommentURL)
+	if out != nil {
+		if out.CommentURL != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", map[bool]string{true: "report (carried forward)", false: "posted"}[out.Skipped], out.CommentURL)
+		}
+		// What was posted decides the exit code exactly as in the Action
+		// (rule 4's carried failure on a written check run exits 0).
+		return action.Outcome(res, *out, f.failOn, err)
 	}
+	// Nothing posted: the exit code carries what the printed report says.
 	if res.AllFailed {
 		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
 	}

@@ -730,3 +730,41 @@ func TestReviewDiffOutsideRepoWarns(t *testing.T) {
 		t.Errorf("review with --dir %s: got %v, stderr %q; want no warning", headDir, err, stderr)
 	}
 }
+
+// TestReviewPostTwice: the second `review --post` of an unchanged PR is
+// skipped by rule 4; its check run carries the earlier failure forward, so,
+// as in the Action for the same outcome, it exits 0 and names the report.
+func TestReviewPostTwice(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	args := []string{"review", "--repo", "o/r", "--pr", "7", "--post", "--github-api-url", gh.URL + "/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k"}
+
+	_, stderr, err := run(t, noEnv, args...)
+	if !errors.Is(err, action.ErrBlocking) || ExitCode(err) != 1 {
+		t.Fatalf("first run: got %v; want blocking findings (exit 1)\n%s", err, stderr)
+	}
+	calls := len(m.Requests())
+	_, stderr, err = run(t, noEnv, args...)
+	if err != nil || ExitCode(err) != 0 {
+		t.Fatalf("second run: got %v (exit %d); want exit 0, the Action's for a carried failure on a written check\n%s", err, ExitCode(err), stderr)
+	}
+	if got := len(m.Requests()); got != calls {
+		t.Errorf("second run: %d model requests; want none", got-calls)
+	}
+	checks := gh.CheckRuns()
+	if len(checks) != 2 || checks[1].Conclusion != "failure" {
+		t.Fatalf("check runs %+v; want two, the second carrying failure", checks)
+	}
+	comments := gh.Comments(7)
+	if len(comments) != 1 {
+		t.Fatalf("comments: got %d; want 1", len(comments))
+	}
+	if !strings.Contains(stderr, "report (carried forward): ") || !strings.Contains(stderr, "#issuecomment-") {
+		t.Errorf("second run's stderr does not name the carried report:\n%s", stderr)
+	}
+}
