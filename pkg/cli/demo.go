@@ -188,11 +188,24 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
 	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	// The demo always exits 0 (it demonstrates; it does not gate): it says
+	// what the Action's step would have exited with instead.
+	code := ExitCode(action.Outcome(res, out, "P1", err))
+	fmt.Fprintf(stdout, "exit code: the Action's step would exit %d (%s); the demo itself exits 0\n", code, exitMeaning[code])
 	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls\n", gh.Requests(), res.Coverage.Usage.Calls)
 	if res.Coverage.Usage.Calls > 0 {
 		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes; recorded answers carry no token counts)")
 	}
 	return nil
+}
+
+// exitMeaning says what each exit code means (README "Outputs and exit
+// codes").
+var exitMeaning = map[int]string{
+	0: "success, neutral or skipped",
+	1: "blocking findings",
+	2: "usage or configuration error",
+	3: "the review could not run",
 }
 
 // demoModel replays the fixture's recorded answers. A fixture with no
