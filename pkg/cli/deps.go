@@ -6,6 +6,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -22,7 +23,7 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 		httpClient = &http.Client{Transport: tr}
 	}
 	// github.New's errors already name their package ("github: api url …").
-	return github.New(httpClient, apiURL, token)
+	return github.New(httpClient, apiURL, token, github.WithUserAgent(version.UserAgent()))
 }
 
 // modelConfig is what the model client needs from flags or inputs.
@@ -34,8 +35,9 @@ type modelConfig struct {
 func newModel(c modelConfig) (*llm.Client, error) {
 	// llm.New's errors already name their package ("llm: base URL …").
 	return llm.New(llm.Config{
-		BaseURL: c.BaseURL,
-		APIKey:  c.APIKey,
-		Schemas: prompts.Schemas(),
+		BaseURL:   c.BaseURL,
+		APIKey:    c.APIKey,
+		Schemas:   prompts.Schemas(),
+		UserAgent: version.UserAgent(),
 	})
 }

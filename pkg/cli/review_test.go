@@ -18,6 +18,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -766,5 +767,37 @@ func TestReviewPostTwice(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "report (carried forward): ") || !strings.Contains(stderr, "#issuecomment-") {
 		t.Errorf("second run's stderr does not name the carried report:\n%s", stderr)
+	}
+}
+
+// TestUserAgents: the clients deps.go builds name the tool and its version
+// (anchor-review/VERSION) on every request to GitHub and to the model.
+func TestUserAgents(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	_, stderr, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+	if err != nil {
+		t.Fatalf("review: %v\n%s", err, stderr)
+	}
+	want := version.UserAgent()
+	if !strings.HasPrefix(want, "anchor-review/") {
+		t.Fatalf("version.UserAgent() = %q; want anchor-review/VERSION", want)
+	}
+	if len(gh.Requests()) == 0 || len(m.Requests()) == 0 {
+		t.Fatalf("requests: %d to GitHub, %d to the model; want some of each", len(gh.Requests()), len(m.Requests()))
+	}
+	for _, r := range gh.Requests() {
+		if got := r.Header.Get("User-Agent"); got != want {
+			t.Errorf("GitHub %s %s: User-Agent %q; want %q", r.Method, r.Path, got, want)
+		}
+	}
+	for _, r := range m.Requests() {
+		if got := r.Header.Get("User-Agent"); got != want {
+			t.Errorf("model %s: User-Agent %q; want %q", r.Path, got, want)
+		}
 	}
 }
