@@ -48,9 +48,9 @@ type Option func(*options)
 type options struct {
 	userAgent string
 	policy    Policy
-	sleep  func(ctx context.Context, d time.Duration) error
-	jitter func(max time.Duration) time.Duration
-	now    func() time.Time
+	sleep     func(ctx context.Context, d time.Duration) error
+	jitter    func(max time.Duration) time.Duration
+	now       func() time.Time
 }
 
 // WithUserAgent sets the User-Agent of every request (the command line
