@@ -22,12 +22,12 @@ var ErrUsage = errors.New("usage")
 const usageText = `anchor-review reviews pull requests with a team of LLM reviewer personas.
 
 Usage:
-  anchor-review                 run as the GitHub Action (inside Actions)
-  anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR
-  anchor-review review ...      review a PR or a local diff (review --help)
-  anchor-review eval ...        score each persona against ground truth (eval --help)
-  anchor-review version         print the version (also --version)
-  anchor-review help            print this help (also --help, -h)
+  anchor-review                  run as the GitHub Action (inside Actions)
+  anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR (demo --help)
+  anchor-review review ...       review a PR or a local diff (review --help)
+  anchor-review eval ...         score each persona against ground truth (eval --help)
+  anchor-review version          print the version (also --version)
+  anchor-review help             print this help (also --help, -h)
 `
 
 // Main runs one invocation. getenv reads the environment (injected so tests
