@@ -801,3 +801,28 @@ func TestUserAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewErrorsNameThingsOnce: an error is wrapped once per layer, each
+// adding only what the layer below did not say: the PR appears once, the
+// "github:" prefix once.
+func TestReviewErrorsNameThingsOnce(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	gh.Inject(githubtest.Fault{PathContains: "/pulls/7", Accept: "diff", Status: 422, Body: `{"message":"diff unavailable"}`})
+	m := llmtest.New()
+	defer m.Close()
+	_, _, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+	if ExitCode(err) != 3 {
+		t.Fatalf("got %v (exit %d); want the review could not run (exit 3)", err, ExitCode(err))
+	}
+	msg := err.Error()
+	for _, once := range []string{"github:", "#7", "scope:"} {
+		if n := strings.Count(msg, once); n != 1 {
+			t.Errorf("error %q holds %q %d times; want once", msg, once, n)
+		}
+	}
+	if !strings.Contains(msg, "diff unavailable") {
+		t.Errorf("error %q lacks GitHub's message", msg)
+	}
+}
