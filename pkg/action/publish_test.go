@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -446,5 +447,40 @@ func TestPublishReportDeletedMeanwhile(t *testing.T) {
 	}
 	if len(e.srv.CheckRuns()) != 1 {
 		t.Errorf("check runs: got %d; want 1", len(e.srv.CheckRuns()))
+	}
+}
+
+// TestOutcome: the one exit decision the Action and `review --post` share.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("dispatch: every persona failed")
+	tests := []struct {
+		name string
+		res  review.Result
+		out  action.StepOutputs
+		err  error
+		want error // nil: exit 0
+	}{
+		{"clean", review.Result{}, action.StepOutputs{Conclusion: "success", CheckWritten: true}, nil, nil},
+		{"neutral", review.Result{Partial: true}, action.StepOutputs{Conclusion: "neutral", CheckWritten: true}, nil, nil},
+		{"blocking", review.Result{}, action.StepOutputs{Conclusion: "failure", Blocking: 2, CheckWritten: true}, nil, action.ErrBlocking},
+		{"blocking, check not written", review.Result{}, action.StepOutputs{Conclusion: "failure", Blocking: 1}, nil, action.ErrBlocking},
+		{"every persona failed", review.Result{AllFailed: true}, action.StepOutputs{Conclusion: "failure"}, boom, action.ErrCannotRun},
+		{"skipped by rule 1-3", review.Result{Skipped: true}, action.StepOutputs{Skipped: true}, nil, nil},
+		{"rule 4 carries failure on a written check", review.Result{Skipped: true}, action.StepOutputs{Skipped: true, Conclusion: "failure", CheckWritten: true}, nil, nil},
+		{"rule 4 carries failure, check not written", review.Result{Skipped: true}, action.StepOutputs{Skipped: true, Conclusion: "failure"}, nil, action.ErrBlocking},
+		{"report-only with findings", review.Result{Findings: result(action.ModeReportOnly, true).Findings}, action.StepOutputs{Findings: 1, Verdict: "not-ready"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := action.Outcome(tt.res, tt.out, "P1", tt.err)
+			if (tt.want == nil) != (got == nil) || (tt.want != nil && !errors.Is(got, tt.want)) {
+				t.Errorf("Outcome = %v; want %v", got, tt.want)
+			}
+			if tt.err != nil && got != nil && !errors.Is(got, tt.err) {
+				t.Errorf("Outcome = %v; want it to wrap the review's error", got)
+			}
+		})
 	}
 }
