@@ -233,8 +233,8 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 		res.HeadSHA = firstNonEmpty(res.HeadSHA, lc.headSHA)
 		if missed := lc.unread.list(); len(missed) > 0 {
-			fmt.Fprintf(stderr, "warning: the head version of %d changed file(s) could not be read from %s, so the validator saw none: %s. Run from the repository's root or pass --dir PATH to it (with --base, the files must exist at HEAD).\n",
-				len(missed), lc.where, strings.Join(missed, ", "))
+			fmt.Fprintf(stderr, "warning: the head version of %d changed file(s) could not be read from %s, so the validator saw none: %s. %s\n",
+				len(missed), lc.where, strings.Join(missed, ", "), lc.fix)
 		}
 	}
 
@@ -295,8 +295,9 @@ type localChange struct {
 	// standards files; it records the changed files it could not read.
 	head   func(context.Context, string) (string, bool, error)
 	unread *unreadFiles
-	// where says where head reads files, for the warning about unread ones.
-	where string
+	// where says where head reads files, and fix how to make them
+	// readable, for the warning about unread ones.
+	where, fix string
 }
 
 // unreadFiles collects the changed files whose head version could not be
@@ -363,7 +364,7 @@ func (f reviewFlags) readLocal(ctx context.Context) (*localChange, error) {
 	}
 	var read func(ctx context.Context, p string) (string, bool, error)
 	if f.base != "" {
-		lc.where = "HEAD in " + f.dir
+		lc.where, lc.fix = "HEAD in "+f.dir, "Check that --dir is the repository whose HEAD holds the change."
 		read = func(ctx context.Context, p string) (string, bool, error) {
 			b, err := git(ctx, f.dir, "show", "HEAD:"+p)
 			if err != nil {
@@ -375,7 +376,7 @@ func (f reviewFlags) readLocal(ctx context.Context) (*localChange, error) {
 			return nil, err
 		}
 	} else {
-		lc.where = "--dir " + f.dir
+		lc.where, lc.fix = "--dir "+f.dir, "Run from the repository's root, or pass its path with --dir."
 		read = func(_ context.Context, p string) (string, bool, error) {
 			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
 			if errors.Is(err, os.ErrNotExist) {
