@@ -25,11 +25,11 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	// Stage 1: at most two reads, no model call.
 	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, nil, fmt.Errorf("skip: read pull request #%d: %w", o.PR, err)
+		return res, nil, fmt.Errorf("skip: %w", err) // the client's error names the request and the PR
 	}
 	comments, err := r.GitHub.IssueComments(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, &PR{Info: info}, fmt.Errorf("skip: list comments of #%d: %w", o.PR, err)
+		return res, &PR{Info: info}, fmt.Errorf("skip: %w", err)
 	}
 	pr := &PR{Info: info, Comments: comments}
 	res.HeadSHA, res.Title = info.HeadSHA, info.Title
@@ -53,7 +53,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	// Stage 2: scope.
 	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, pr, fmt.Errorf("scope: read diff of #%d: %w", o.PR, err)
+		return res, pr, fmt.Errorf("scope: %w", err)
 	}
 	d, err := parseSource(src)
 	if err != nil {

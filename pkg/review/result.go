@@ -123,6 +123,10 @@ type Coverage struct {
 	OverBudget   []Rejection `json:"over_budget"`
 	NotReviewed  []Excluded  `json:"not_reviewed"`
 	Usage        Usage       `json:"usage"`
+	// TestingGapsDropped and ResidualRisksDropped count the notes
+	// collectNotes dropped: repeats and those past MaxNotes.
+	TestingGapsDropped   int `json:"testing_gaps_dropped,omitempty"`
+	ResidualRisksDropped int `json:"residual_risks_dropped,omitempty"`
 }
 
 // incomplete records one thing the review did not do. An incomplete review

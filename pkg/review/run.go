@@ -146,10 +146,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// testing gaps / residual risks in report-only mode.
 	res.Coverage.Demotions = out.Demotions + len(out.Demoted)
 	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
+	var gaps, risks [][]string
 	for _, pr := range results {
-		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)
-		res.ResidualRisks = append(res.ResidualRisks, pr.Answer.ResidualRisks...)
+		gaps, risks = append(gaps, pr.Answer.TestingGaps), append(risks, pr.Answer.ResidualRisks)
 	}
+	res.TestingGaps, res.Coverage.TestingGapsDropped = collectNotes(gaps...)
+	res.ResidualRisks, res.Coverage.ResidualRisksDropped = collectNotes(risks...)
 	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
 
 	// Stage 5b: validate.
