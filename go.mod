@@ -7,6 +7,7 @@ require (
 	github.com/sashabaranov/go-openai v1.41.2
 	github.com/sethvargo/go-githubactions v1.3.2
 	github.com/xeipuuv/gojsonschema v1.2.0
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sync v0.10.0
 )
 
@@ -14,5 +15,4 @@ require (
 	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
 )
