@@ -26,6 +26,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 	"github.com/anchor-review/anchor-review/pkg/synth"
@@ -94,6 +95,18 @@ type Options struct {
 	// Dependabot PRs get no secrets). A PR that is not skipped returns
 	// ErrNeedsModel.
 	PrecheckOnly bool
+
+	// Configure, when set, receives the repository configuration
+	// (.github/anchor-review.yml at the base commit; an empty File when it
+	// is absent) before scope, and may change the options: the action
+	// applies its precedence rule here, so inputs set in the workflow win
+	// over the file. An error stops the review before any model call. The
+	// file's instructions, path_instructions and custom personas are
+	// applied by the review itself, Configure or not.
+	Configure func(o *Options, f *repoconfig.File) error
+
+	// repo is the repository configuration in effect (set by configure).
+	repo repoconfig.File
 
 	// Fence is the per-run data fence token; empty means a fresh random one.
 	Fence string
@@ -210,7 +223,12 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 		res.Partial = true
 	}
-	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
+	standards, attrs, cfg := r.readBase(ctx, o, d, info.BaseSHA)
+	use, err := configure(&o, cfg, "base commit", d)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, pr, err
+	}
 	// previous-comments selects on review comments from people (SPEC's
 	// table), and those are what it reads; conversation comments are not
 	// review comments.
@@ -227,7 +245,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		}
 	}
 
-	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
+	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous, Instructions: o.repo.Instructions}
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
@@ -245,10 +263,22 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 	if o.Owner == "" {
 		res.Repo = "local"
 	}
-	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body}
 	if head == nil {
 		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	}
+	// A local change is the user's own: its configuration is read where
+	// head reads files.
+	cfg := configRead{}
+	if cfg.text, cfg.found, cfg.err = head(ctx, repoconfig.Path); cfg.err != nil {
+		o.logf("scope: %s unreadable (%v); reviewing without it", repoconfig.Path, cfg.err)
+		cfg = configRead{}
+	}
+	use, err := configure(&o, cfg, "working tree", d)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, err
+	}
+	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body, Instructions: o.repo.Instructions}
 	// A local change is the user's own: its standards files and
 	// .gitattributes are read where head reads files (the working tree or
 	// HEAD), since there is no base commit to read them from.
@@ -261,7 +291,7 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 			pc.Standards = append(pc.Standards, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	err := r.run(ctx, o, &res, d, attrs, pc, 0, nil, head)
+	err = r.run(ctx, o, &res, d, attrs, pc, 0, nil, head)
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, err
 }
@@ -281,7 +311,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	for _, s := range pc.Standards {
 		stdPaths = append(stdPaths, s.Path)
 	}
-	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: humans}, o.Personas)
+	all := r.Personas
+	if len(o.repo.Personas) > 0 {
+		all = append(slices.Clip(all), o.repo.Personas...)
+	}
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: humans}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -298,7 +332,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, d *diff.Diff
 	// Budget: the diff is split into chunks of whole files within the
 	// per-call budget (what the shared PR context leaves of it), and the
 	// planned persona calls leave room for the validator under the cap.
-	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
+	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n") + pc.Instructions)
+	for _, pi := range o.repo.PathInstructions {
+		shared += prompt.EstimateTokens(pi.Glob + pi.Text)
+	}
 	for _, s := range pc.Standards {
 		shared += prompt.EstimateTokens(s.Content)
 	}
@@ -429,6 +466,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		for j, files := range chunks {
 			c := pc
 			c.Files, c.Fence = files, o.Fence
+			c.PathInstructions = pathInstructions(o.repo.PathInstructions, files)
 			req := prompt.ForPersona(c, p.Persona, model)
 			req.AllowRepair = calls.take
 			g.Go(func() error {
@@ -721,15 +759,18 @@ func (c *fileCache) get(ctx context.Context, path string) (string, bool, error) 
 // says which exist, so the cost is one request plus one per file present;
 // when the listing fails or is truncated, the standards candidates are
 // probed one by one, nearest the root first, at most maxStandardsProbes.
-func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes) {
+func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes, configRead) {
 	paths := scope.StandardsPaths(d.Files)
 	var attrs scope.Attributes
+	var cfg configRead
+	readConfig := true
 	tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA)
 	if err == nil && !truncated {
 		present := map[string]bool{}
 		for _, p := range tree {
 			present[p] = true
 		}
+		readConfig = present[repoconfig.Path]
 		paths = slices.DeleteFunc(paths, func(p string) bool { return !present[p] })
 		if present[".gitattributes"] {
 			if text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, ".gitattributes", baseSHA); err == nil && found {
@@ -747,6 +788,10 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 			slices.Sort(paths)
 		}
 	}
+	if readConfig {
+		// One read; a 404 (absent) is fine.
+		cfg.text, cfg.found, cfg.err = r.GitHub.FileContent(ctx, o.Owner, o.Repo, repoconfig.Path, baseSHA)
+	}
 	var out []prompt.Standards
 	for _, p := range paths {
 		content, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
@@ -758,7 +803,7 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 			out = append(out, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	return out, attrs
+	return out, attrs, cfg
 }
 
 // parseSource turns what GitHub returned into one parsed diff.
