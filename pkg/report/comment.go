@@ -475,6 +475,8 @@ func (d *doc) coverage(b *strings.Builder) {
 		writeList(b, sanitizeAll(d.r.ResidualRisks, o))
 	}
 
+	writeConfiguration(b, c, o)
+
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))
