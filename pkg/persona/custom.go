@@ -24,6 +24,10 @@ type When struct {
 	globs scope.Globs
 }
 
+// reservedValidator is the name model requests of Stage 5b carry
+// (llm.Validator); no persona may take it.
+const reservedValidator = "validator"
+
 // customName is the shape of a custom persona's name: lower-case words
 // joined by hyphens, so it reads like the shipped names in the report.
 var customName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
@@ -42,6 +46,9 @@ func NewCustom(name, prompt, tier string, w When) (Persona, error) {
 	}
 	if slices.Contains(Names(), name) {
 		return bad("the name is a shipped persona's")
+	}
+	if name == reservedValidator {
+		return bad("the name is reserved for the validator")
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return bad("the prompt is empty")

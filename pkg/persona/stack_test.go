@@ -146,6 +146,8 @@ func TestNewCustomRejects(t *testing.T) {
 		want                      string
 	}{
 		{"shipped name", "security", "x", "", When{}, "shipped persona"},
+		{"stack name", "go", "x", "", When{}, "shipped persona"},
+		{"validator", "validator", "x", "", When{}, "reserved for the validator"},
 		{"bad name", "Billing Rules", "x", "", When{}, "lower-case words"},
 		{"empty prompt", "a", " \n", "", When{}, "prompt is empty"},
 		{"bad tier", "a", "x", "huge", When{}, `tier "huge"`},
