@@ -5,7 +5,7 @@
 // pull request cannot change its own review. [Parse] is strict and
 // bounded: at most MaxBytes of YAML, at most MaxNodes values after alias
 // expansion and MaxDepth levels of nesting (a "billion laughs" document
-// fails in microseconds instead of expanding), then JSON Schema validation
+// fails in milliseconds instead of expanding), then JSON Schema validation
 // against prompts/config.schema.json (gojsonschema) with unknown keys as
 // errors, then the checks a schema cannot state (globs compile, custom
 // persona names are free). Every problem is reported at once, each with its
@@ -239,6 +239,9 @@ func (c *converter) value(n *yaml.Node, key string, depth int) (any, *Problem) {
 		}
 		return s, nil
 	case yaml.ScalarNode:
+		if n.Tag == "!!str" {
+			return n.Value, nil
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return nil, at(fmt.Sprintf("line %d: %v", n.Line, err))

@@ -251,3 +251,33 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (run with -update to accept):\ngot:\n%s\nwant:\n%s", p, got, want)
 	}
 }
+
+// BenchmarkParseBillionLaughs measures how fast the expansion bound stops
+// a document that would expand to 10^9 values.
+func BenchmarkParseBillionLaughs(b *testing.B) {
+	doc := []byte(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
+instructions: *i
+`)
+	for b.Loop() {
+		if _, err := Parse(doc); err == nil {
+			b.Fatal("parsed")
+		}
+	}
+}
+
+// BenchmarkParseFull measures a valid file using every key.
+func BenchmarkParseFull(b *testing.B) {
+	for b.Loop() {
+		if _, err := Parse([]byte(full)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
