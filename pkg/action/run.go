@@ -20,6 +20,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/skip"
@@ -107,16 +108,17 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
 	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
-	opts := review.Options{
-		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, Rerun: ev.Rerun,
-		Mode: c.Mode, Validate: c.Mode == ModeComment,
-		Exclude: c.Exclude, Personas: c.Personas,
-		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
-		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
-		BotLogin: c.BotLogin, Incomplete: c.Incomplete, Fence: d.Fence, Logf: logf,
-		PrecheckOnly: d.MissingKey != nil,
-	}
+	opts := c.ReviewOptions()
+	opts.Owner, opts.Repo, opts.PR, opts.Rerun = ev.Owner, ev.Repo, ev.PRNumber, ev.Rerun
+	opts.Fence, opts.Logf, opts.PrecheckOnly = d.Fence, logf, d.MissingKey != nil
+	// The repository configuration (read at the base commit) may change
+	// the settings the workflow left at their defaults, the publisher's
+	// included.
+	rc := &RepoConfig{Config: c}
+	opts.Configure = rc.Configure
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	c = rc.Config
+	res.Coverage.Settings = rc.Settings
 	if ctx.Err() != nil {
 		// Cancelled (a newer push's run took over, or the job was
 		// stopped): publish nothing, so no half-written report and no
@@ -126,6 +128,22 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		d.Actions.AddStepSummary(msg)
 		setNotReviewed(d.Actions)
 		return fmt.Errorf("%w: cancelled: %w", ErrCannotRun, ctx.Err())
+	}
+	if errors.Is(err, repoconfig.ErrInvalid) {
+		// Nothing is posted and no model was called: the maintainers fix
+		// the file on the base branch.
+		var ce *repoconfig.Error
+		msg := report.Redact(escapeLine(err.Error()), c.Secrets())
+		if errors.As(err, &ce) {
+			for _, p := range ce.Problems {
+				d.Actions.Errorf("%s: %s", ce.Path, escapeLine(p.String()))
+			}
+			msg = ce.Lines()
+		}
+		fmt.Fprint(d.Log, msg)
+		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
+		setNotReviewed(d.Actions)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if errors.Is(err, review.ErrNeedsModel) {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
@@ -67,7 +68,8 @@ func ExitCode(err error) int {
 		return 0
 	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete):
 		return 1
-	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage):
+	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage),
+		errors.Is(err, repoconfig.ErrInvalid):
 		return 2
 	}
 	return 3

@@ -469,6 +469,8 @@ func (d *doc) coverage(b *strings.Builder) {
 	writeNotes(b, "Testing gaps", d.r.TestingGaps, c.TestingGapsDropped, o)
 	writeNotes(b, "Residual risks", d.r.ResidualRisks, c.ResidualRisksDropped, o)
 
+	writeConfiguration(b, c, o)
+
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))

@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -34,6 +35,7 @@ type runInput struct {
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	pc, notReviewed := in.prompt, in.notReviewed
+	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
 		return err // scope's errors name their stage and the bad pattern
@@ -46,7 +48,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	for _, s := range pc.Standards {
 		stdPaths = append(stdPaths, s.Path)
 	}
-	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
+	all := r.Personas
+	if len(o.repo.Personas) > 0 {
+		all = append(slices.Clip(all), o.repo.Personas...)
+	}
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -63,7 +69,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Budget: the diff is split into chunks of whole files within the
 	// per-call budget (what the shared PR context leaves of it), and the
 	// planned persona calls leave room for the validator under the cap.
-	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
+	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n") + pc.Instructions)
+	for _, pi := range o.repo.PathInstructions {
+		shared += prompt.EstimateTokens(pi.Glob + pi.Text)
+	}
 	for _, s := range pc.Standards {
 		shared += prompt.EstimateTokens(s.Content)
 	}
