@@ -48,7 +48,7 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	order := map[string]int{"pair": 0, "persona": 1, "overall": 2}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "validator": 5}
 	for i, l := range lines {
 		k, ok := order[l.Kind]
 		if !ok {
@@ -64,8 +64,8 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 			overall++
 		}
 	}
-	if overall != 1 || lines[len(lines)-1].Kind != "overall" {
-		t.Errorf("JSONL: got %d overall lines; want exactly one, last", overall)
+	if overall != 1 {
+		t.Errorf("JSONL: got %d overall lines; want exactly one", overall)
 	}
 	return lines
 }
@@ -93,7 +93,7 @@ func wantPairs(t *testing.T, only ...string) []string {
 	for _, c := range cases {
 		for _, p := range c.Personas() {
 			if len(only) == 0 || slices.Contains(only, p) {
-				out = append(out, p+"/"+c.Name)
+				out = append(out, p+"/"+c.ID())
 			}
 		}
 	}
@@ -267,6 +267,9 @@ func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
 		byName[c.Name] = c
 	}
 	return func(r llmtest.Request) llmtest.Reply {
+		if r.Persona == llm.Validator {
+			return llmtest.OK(`{"validated":true,"reason":"confirmed by the test"}`)
+		}
 		m := evalRepo.FindStringSubmatch(messagesOf(r))
 		if m == nil {
 			return llmtest.BadRequest("test: the prompt names no eval case")
@@ -303,16 +306,26 @@ func TestEvalLiveRecord(t *testing.T) {
 	checkNoViolations(t, m)
 
 	// Each persona alone: one request per pair, naming one persona and
-	// carrying no other persona's instructions.
+	// carrying no other persona's instructions. The whole pipeline reuses
+	// those answers: it asks only the personas it selects that no pair
+	// asked, once each, and the validator once per gated finding.
 	team, err := persona.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked []string
+	asked := map[string]int{}
+	validations := 0
 	for _, r := range m.Requests() {
 		text := messagesOf(r)
 		if n := strings.Count(text, llm.PersonaHeader); n != 1 {
 			t.Errorf("request for %s names %d personas (%q lines); want 1", r.Persona, n, llm.PersonaHeader)
+		}
+		if r.Persona == llm.Validator {
+			validations++
+			if r.Model != "eval-model" || r.SchemaName != "validation" {
+				t.Errorf("validator request: model %q schema %q; want eval-model, validation", r.Model, r.SchemaName)
+			}
+			continue
 		}
 		for _, p := range team {
 			if has := strings.Contains(text, p.Instructions); has != (p.Name == r.Persona) {
@@ -326,11 +339,21 @@ func TestEvalLiveRecord(t *testing.T) {
 		if c == nil {
 			t.Fatalf("request for %s names no case", r.Persona)
 		}
-		asked = append(asked, r.Persona+"/"+c[1])
+		asked[r.Persona+"/scripted/"+c[1]]++
 	}
 	want := wantPairs(t)
-	if !slices.Equal(sorted(asked), sorted(want)) {
-		t.Errorf("requests: got %q; want one per pair %q", sorted(asked), sorted(want))
+	for _, p := range want {
+		if asked[p] != 1 {
+			t.Errorf("pair %s asked %d times; want once", p, asked[p])
+		}
+	}
+	for p, n := range asked {
+		if n != 1 {
+			t.Errorf("%s asked %d times; want once (the pipeline reuses the pair's answer)", p, n)
+		}
+	}
+	if validations == 0 {
+		t.Error("the whole pipeline never asked the validator")
 	}
 
 	b, err := os.ReadFile(jsonl)
@@ -344,19 +367,35 @@ func TestEvalLiveRecord(t *testing.T) {
 		}
 	}
 
-	// The recording is in the layout Recorded reads, and replays to the
-	// same report.
-	for _, p := range want {
+	// Live output says where its answers came from.
+	if !regexp.MustCompile(`"answers":"live from eval-model on \d{4}-\d{2}-\d{2} \(13 cases\)","scripted":false`).Match(b) {
+		t.Errorf("JSONL summary lines do not say the answers are live from eval-model:\n%s", b)
+	}
+
+	// The recording is in the layout Recorded reads, with source.json and
+	// the validator's verdicts, and replays to the same per-persona scores.
+	for p := range asked {
 		name, c, _ := strings.Cut(p, "/")
 		if _, err := os.Stat(filepath.Join(dir, c, "recorded", name+".json")); err != nil {
 			t.Errorf("recording for %s: %v", p, err)
 		}
 	}
-	cases, err := eval.LoadDefault()
+	cases, err := eval.LoadSuite(os.DirFS(dir), ".", eval.SuiteScripted)
+	if err == nil || !strings.Contains(err.Error(), "pr.json") {
+		t.Fatalf("a recording directory holds answers only: got %v; want a missing pr.json", err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded", "source.json"))
+	if err != nil || !regexp.MustCompile(`"source": "recorded",\s*"model": "eval-model",\s*"date": "\d{4}-\d{2}-\d{2}"`).Match(src) {
+		t.Errorf("source.json %s (%v); want recorded, eval-model, a date", src, err)
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded", "validator.jsonl")); err != nil || !strings.Contains(string(v), `"validated":true`) {
+		t.Errorf("validator.jsonl %s (%v); want the live verdicts", v, err)
+	}
+	cases, err = eval.LoadDefault()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := eval.Run(context.Background(), cases, nil, eval.Recorded{FS: os.DirFS(dir), Root: "."}, 4)
+	rep, err := eval.Run(context.Background(), cases, eval.Options{Answerer: eval.Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,8 +403,16 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err := eval.WriteJSONL(&replay, rep); err != nil {
 		t.Fatal(err)
 	}
-	if replay.String() != string(b) {
-		t.Errorf("replaying the recording gives another report:\n%s\nwant:\n%s", replay.String(), b)
+	pairLines := func(s string) (out []string) {
+		for l := range strings.Lines(s) {
+			if strings.HasPrefix(l, `{"kind":"pair"`) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	if got, want := pairLines(replay.String()), pairLines(string(b)); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("replaying the recording gives other pair scores:\n%s\nwant:\n%s", got, want)
 	}
 }
 

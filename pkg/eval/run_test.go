@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ func TestRunOfflineGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), cases, nil, Recorded{}, 4)
+	r, err := Run(context.Background(), cases, Options{Answerer: Recorded{}, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestRunOfflineGolden(t *testing.T) {
 	golden(t, "offline.jsonl.golden", jsonl.Bytes())
 
 	// Run order must not leak into the output.
-	r1, err := Run(context.Background(), cases, nil, Recorded{}, 1)
+	r1, err := Run(context.Background(), cases, Options{Answerer: Recorded{}, Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestRunReportsFailedPairs(t *testing.T) {
 		"testing/c":     `{"reviewer":"correctness","findings":[],"residual_risks":[],"testing_gaps":[]}`,
 		// reliability: no answer at all.
 	}
-	r, err := Run(context.Background(), []Case{c}, nil, ans, 2)
+	r, err := Run(context.Background(), []Case{c}, Options{Answerer: ans, Concurrency: 2, Model: noModel{}, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestRunPairsAndRestriction(t *testing.T) {
 		{[]string{"security"}, "security"},
 		{[]string{"performance"}, ""},
 	} {
-		r, err := Run(context.Background(), []Case{c}, tc.restrict, ans, 8)
+		r, err := Run(context.Background(), []Case{c}, Options{Personas: tc.restrict, Answerer: ans, Concurrency: 8, Model: noModel{}, NoPipeline: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +153,7 @@ func TestRunPairsAndRestriction(t *testing.T) {
 			t.Errorf("restrict %v: pairs %v; want %s", tc.restrict, got, tc.want)
 		}
 	}
-	if _, err := Run(context.Background(), []Case{c}, []string{"securty"}, ans, 1); err == nil || !strings.Contains(err.Error(), `"securty"`) {
+	if _, err := Run(context.Background(), []Case{c}, Options{Personas: []string{"securty"}, Answerer: ans, NoPipeline: true}); err == nil || !strings.Contains(err.Error(), `"securty"`) {
 		t.Errorf("unknown persona: err = %v; want one naming it", err)
 	}
 }
@@ -164,7 +165,7 @@ func TestRunCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, cases, nil, Recorded{}, 2); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, cases, Options{Answerer: Recorded{}, Concurrency: 2}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
 }
@@ -175,9 +176,29 @@ func TestRecordedMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Recorded{}.Answer(context.Background(), "previous-comments", cases[0])
-	if !errors.Is(err, ErrNoRecording) || !strings.Contains(err.Error(), cases[0].Name+"/recorded/previous-comments.json") {
+	if !errors.Is(err, ErrNoRecording) || !strings.Contains(err.Error(), cases[0].ID()+"/recorded/previous-comments.json") {
 		t.Fatalf("err = %v; want ErrNoRecording naming the file", err)
 	}
+}
+
+// noModel is a live model that must not be called (per-persona tests that
+// want every case scored, recordings or not).
+type noModel struct{}
+
+func (noModel) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("noModel: not to be called")
+}
+
+// recordingAnswerer answers from Recorded while saving every answer, the
+// way a live run with --record does.
+type recordingAnswerer struct{ rec *Recorder }
+
+func (r recordingAnswerer) Answer(ctx context.Context, persona string, c Case) ([]byte, error) {
+	b, err := Recorded{}.Answer(ctx, persona, c)
+	if err != nil {
+		return nil, err
+	}
+	return b, r.rec.SavePersona(c, persona, b)
 }
 
 func TestRecorderRoundTrip(t *testing.T) {
@@ -186,16 +207,29 @@ func TestRecorderRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	rec := Recorder{Next: Recorded{}, Dir: dir}
-	r1, err := Run(context.Background(), cases, nil, rec, 4)
+	rec := &Recorder{Dir: dir, Source: Source{Kind: SourceRecorded, Model: "m-1", Date: "2026-11-25"}}
+	r1, err := Run(context.Background(), cases, Options{Answerer: recordingAnswerer{rec}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The recorded directory is a case root of its own for Recorded.
-	r2, err := Run(context.Background(), cases, nil, Recorded{FS: os.DirFS(dir), Root: "."}, 4)
+	// Recorded replays the directory to the same scores; source.json names
+	// the model and the day, and Load reads it back.
+	src, err := os.ReadFile(filepath.Join(dir, "scripted", cases[0].Name, "recorded", "source.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var s Source
+	if err := decodeStrict(src, &s); err != nil || s.Label() != "recorded from m-1 on 2026-11-25" {
+		t.Fatalf("source.json %s (%v); want recorded from m-1 on 2026-11-25", src, err)
+	}
+	r2, err := Run(context.Background(), cases, Options{Answerer: Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Scripted() {
+		t.Error("offline replay of scripted cases not reported as scripted")
+	}
+	r1.Sources, r2.Sources = nil, nil
 	var a, b bytes.Buffer
 	if err := WriteJSONL(&a, r1); err != nil {
 		t.Fatal(err)
@@ -207,21 +241,19 @@ func TestRecorderRoundTrip(t *testing.T) {
 		t.Errorf("replaying recorded answers changed the report:\n%s\nvs\n%s", a.String(), b.String())
 	}
 
-	// Raw, non-JSON answers are written as received; errors are not recorded.
-	bad := Recorder{Next: fakeAnswerer{"correctness/x": "not json"}, Dir: dir}
-	if _, err := bad.Answer(context.Background(), "correctness", Case{Name: "x"}); err != nil {
+	// Raw, non-JSON answers are written as received; names that escape
+	// the directory are refused.
+	x := Case{Suite: SuiteReal, Name: "x"}
+	if err := rec.SavePersona(x, "correctness", []byte("not json")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "x", "recorded", "correctness.json")); string(got) != "not json" {
+	if got, _ := os.ReadFile(filepath.Join(dir, "real", "x", "recorded", "correctness.json")); string(got) != "not json" {
 		t.Errorf("recorded %q; want %q", got, "not json")
 	}
-	if _, err := bad.Answer(context.Background(), "testing", Case{Name: "x"}); err == nil {
-		t.Error("Recorder hid its Next error")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "x", "recorded", "testing.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a failed answer was recorded: %v", err)
-	}
-	if _, err := (Recorder{Next: fakeAnswerer{"../evil/x": "{}"}, Dir: dir}).Answer(context.Background(), "../evil", Case{Name: "x"}); err == nil {
+	if err := rec.SavePersona(x, "../evil", []byte("{}")); err == nil {
 		t.Error("Recorder accepted a persona that escapes its directory")
+	}
+	if err := rec.SavePersona(Case{Suite: "..", Name: "x"}, "correctness", []byte("{}")); err == nil {
+		t.Error("Recorder accepted a suite that escapes its directory")
 	}
 }
