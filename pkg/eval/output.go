@@ -269,6 +269,9 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 			clean = "yes"
 		}
 		team := strings.Join(c.Team, ",")
+		if team == "" {
+			team = "(no persona selected)"
+		}
 		if c.Failed != "" {
 			team = "failed: " + oneLine(c.Failed)
 		}
