@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
@@ -18,6 +20,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 )
 
 // evalLine is the part of a JSONL record the tests read.
@@ -29,6 +32,8 @@ type evalLine struct {
 	TP      int             `json:"tp"`
 	FP      int             `json:"fp"`
 	FN      int             `json:"fn"`
+	// JudgeRejected counts matches the judge model removed.
+	JudgeRejected int `json:"judge_rejected"`
 }
 
 // parseJSONL decodes JSONL line by line: every line one JSON object, pairs
@@ -213,6 +218,11 @@ func TestEvalUsage(t *testing.T) {
 		{name: "unknown flag", args: []string{"--frobnicate"}, want: "-frobnicate"},
 		{name: "argument", args: []string{"extra"}, want: "no arguments"},
 		{name: "unknown persona", args: []string{"--personas", "nosuch"}, want: `unknown persona "nosuch"`},
+		{name: "bad suite", args: []string{"--suite", "fake"}, want: "--suite must be scripted, real or all"},
+		{name: "judge without live", args: []string{"--judge-model", "m"}, want: "--judge-model needs --live"},
+		{name: "runs without live", args: []string{"--runs", "2"}, want: "--runs needs --live"},
+		{name: "zero runs", args: []string{"--runs", "0"}, want: "--runs must be at least 1"},
+		{name: "runs with record", args: []string{"--live", "--runs", "2", "--record", "x", "--base-url", "http://127.0.0.1:1"}, want: "--record keeps one run"},
 		{name: "live without key", args: []string{"--live", "--base-url", "https://llm.example.com/v1"}, want: "--live needs OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
@@ -246,8 +256,8 @@ func TestEvalHelp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval --help: got %v; want nil", err)
 	}
-	for _, name := range []string{"personas", "live", "record", "jsonl", "concurrency", "model", "base-url", "api-key"} {
-		if !strings.Contains(stdout+stderr, "-"+name+" ") {
+	for _, name := range []string{"personas", "live", "record", "jsonl", "concurrency", "model", "base-url", "api-key", "suite", "check", "runs", "judge-model", "markdown"} {
+		if !regexp.MustCompile(`-` + name + `\b`).MatchString(stdout + stderr) {
 			t.Errorf("eval --help does not document -%s", name)
 		}
 	}
@@ -454,5 +464,166 @@ func TestEvalCancelled(t *testing.T) {
 	err := Main(ctx, []string{"eval"}, noEnv, &out, &out)
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, action.ErrCannotRun) || errors.Is(err, ErrUsage) {
 		t.Errorf("eval with a cancelled context: got %v; want ErrCannotRun wrapping context.Canceled, not a usage error", err)
+	}
+}
+
+// TestEvalJudge: --judge-model asks the judge, with its strict schema and
+// its own model, about every line-overlap match; a "different issue"
+// answer removes the match.
+func TestEvalJudge(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	truth := truthAnswers(t)
+	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		if r.Persona == prompt.Judge {
+			// sec-2 (ORDER BY) is judged another issue, the rest the same.
+			text := messagesOf(r)
+			label, _, _ := strings.Cut(text[strings.Index(text, "# The labelled issue"):], "# The reviewer's finding")
+			same := !strings.Contains(label, "allow-list")
+			return llmtest.OK(fmt.Sprintf(`{"same_issue":%t,"reason":"judged by the test"}`, same))
+		}
+		return truth(r)
+	})
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security", "--base-url", m.URL, "--api-key", "k",
+		"--model", "eval-model", "--judge-model", "judge-model", "--jsonl", "-")
+	if err != nil {
+		t.Fatalf("eval --judge-model: %v\n%s", err, stderr)
+	}
+	checkNoViolations(t, m)
+	judged := m.RequestsFor(prompt.Judge)
+	if len(judged) == 0 {
+		t.Fatal("the judge was never asked")
+	}
+	for _, r := range judged {
+		if r.Model != "judge-model" || r.SchemaName != prompt.Judge || !r.Strict {
+			t.Errorf("judge request: model %q schema %q strict %t; want judge-model, judge, strict", r.Model, r.SchemaName, r.Strict)
+		}
+		if !strings.Contains(string(r.Schema), `"same_issue"`) {
+			t.Errorf("judge schema %s; want same_issue", r.Schema)
+		}
+	}
+	_, jsonl, _ := strings.Cut(stdout, "\n\n{")
+	var rejected int
+	for _, l := range parseJSONL(t, "{"+jsonl) {
+		if l.Kind == "pair" && l.Case == "scripted/go-sql-injection-search" {
+			if l.TP != 1 || l.FN != 1 {
+				t.Errorf("security on the SQL case: tp %d fn %d; want 1, 1 (the judge rejected sec-2)", l.TP, l.FN)
+			}
+		}
+		rejected += l.JudgeRejected
+	}
+	if rejected == 0 {
+		t.Error("no JSONL line counts a judge rejection")
+	}
+}
+
+// TestEvalRuns: --runs N asks the model N times and reports mean and
+// spread; a model that answers differently per run shows a spread.
+func TestEvalRuns(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	truth := truthAnswers(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		if r.Persona != "security" {
+			return truth(r)
+		}
+		key := evalRepo.FindString(messagesOf(r))
+		mu.Lock()
+		seen[key]++
+		n := seen[key]
+		mu.Unlock()
+		if n == 2 { // the second run finds nothing
+			return llmtest.OK(`{"reviewer":"security","findings":[],"residual_risks":[],"testing_gaps":[]}`)
+		}
+		return truth(r)
+	})
+	md := filepath.Join(t.TempDir(), "summary.md")
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--runs", "3", "--suite", "scripted", "--personas", "security",
+		"--base-url", m.URL, "--api-key", "k", "--model", "eval-model", "--jsonl", "-", "--markdown", md)
+	if err != nil {
+		t.Fatalf("eval --runs 3: %v\n%s", err, stderr)
+	}
+	table, jsonl, _ := strings.Cut(stdout, "\n\n{")
+	if !regexp.MustCompile(`(?m)^spread over 3 runs \(answers: live from eval-model on \d{4}-\d{2}-\d{2} \(13 cases\)\)$`).MatchString(table) {
+		t.Errorf("no spread table naming the live source:\n%s", table[strings.Index(table, "spread"):])
+	}
+	if !regexp.MustCompile(`(?m)^persona recall \(all\) +0\.667  0\.471  0\.000  1\.000    3$`).MatchString(table) {
+		t.Errorf("recall spread: want mean 0.667, stddev 0.471, min 0, max 1 over 3 runs:\n%s", table)
+	}
+	runsSeen := map[string]bool{}
+	var spread []map[string]any
+	for l := range strings.Lines("{" + jsonl) {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("JSONL line %q: %v", l, err)
+		}
+		if v["kind"] == "runs" {
+			spread = append(spread, v)
+			continue
+		}
+		runsSeen[fmt.Sprint(v["run"])] = true
+	}
+	if len(runsSeen) != 3 || !runsSeen["1"] || !runsSeen["3"] {
+		t.Errorf("JSONL lines carry runs %v; want 1, 2 and 3", runsSeen)
+	}
+	if len(spread) == 0 || spread[0]["metric"] != "persona recall (all)" || spread[0]["mean"] != 0.6667 || spread[0]["min"] != 0.0 {
+		t.Errorf("runs lines %v; want recall first, mean 0.6667, min 0", spread)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# anchor-review evaluation", "Answers: **live from eval-model on ", "## Spread over 3 runs", "| persona recall (all) | 0.667 | 0.471 | 0.000 | 1.000 | 3 |", "## Whole pipeline", "## Validator alone"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), eval.ScriptedNotice) {
+		t.Error("a live run's Markdown carries the scripted notice")
+	}
+}
+
+func TestEvalCheck(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := run(t, noEnv, "eval", "--check")
+	if err != nil {
+		t.Fatalf("eval --check: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"scripted   13 cases (12 with bugs, 1 clean)", "real ", "validator  14 pool items: ok"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("eval --check output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if got := ExitCode(fmt.Errorf("%w: 2 problems", ErrCorpus)); got != 1 {
+		t.Errorf("exit code of a broken corpus: %d; want 1", got)
+	}
+}
+
+func TestEvalSuites(t *testing.T) {
+	t.Parallel()
+	all, _, err := run(t, noEnv, "eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripted, _, err := run(t, noEnv, "eval", "--suite", "scripted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _, err := run(t, noEnv, "eval", "--suite", "real")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(scripted, "answers: scripted by hand (13 cases)\n"+eval.ScriptedNotice+"\n") {
+		t.Errorf("scripted suite output does not start with its source and the notice:\n%s", scripted)
+	}
+	if !strings.Contains(all, "scripted/") || strings.Contains(real, "scripted/") {
+		t.Errorf("--suite real shows scripted cases, or the default shows none")
+	}
+	if !strings.HasPrefix(real, "answers: no answers\n"+eval.ScriptedNotice) {
+		t.Errorf("a run with nothing scored must not read as a model's score:\n%s", real)
 	}
 }
