@@ -627,3 +627,33 @@ func TestEvalSuites(t *testing.T) {
 		t.Errorf("a run with nothing scored must not read as a model's score:\n%s", real)
 	}
 }
+
+// TestEvalWorkflow: .github/workflows/eval.yml is manual, keeps the key in
+// a secret, runs the live evaluation with flags eval knows, and uploads the
+// JSONL and the Markdown summary.
+func TestEvalWorkflow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../.github/workflows/eval.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	for _, want := range []string{"workflow_dispatch:", "model:", "base-url:", "runs:", "suite:", "secrets.EVAL_API_KEY",
+		"eval --live", "--jsonl eval-results/eval.jsonl", "--markdown eval-results/summary.md", "actions/upload-artifact@", "go run . eval --check"} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("eval.yml lacks %q", want)
+		}
+	}
+	if strings.Contains(wf, "run: go run . eval --live ${{") || regexp.MustCompile(`(?m)^\s+go run .*\$\{\{`).MatchString(wf) {
+		t.Error("eval.yml splices an input into the script; pass inputs through env")
+	}
+	_, help, err := run(t, noEnv, "eval", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?:^|[\s(])--([a-z-]+)`).FindAllStringSubmatch(wf[strings.Index(wf, "args=("):], -1) {
+		if !strings.Contains(help, "-"+m[1]+" ") && !strings.Contains(help, "-"+m[1]+"\n") {
+			t.Errorf("eval.yml passes --%s, which eval does not know", m[1])
+		}
+	}
+}
