@@ -151,7 +151,9 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 		}
 		return pipelineMisses(c, cr)
 	}
-	p := score("pipeline", c, res.Findings, anyLane, judge(ctx, o.Judge, c, res.Findings, anyLane))
+	rej, errs := judge(ctx, o.Judge, c, res.Findings, anyLane)
+	p := score("pipeline", c, res.Findings, anyLane, rej)
+	p.JudgeErrors = errs
 	cr.Counts, cr.Matched, cr.Missed, cr.Results, cr.Calibration = p.Counts, p.Matched, p.Missed, p.Results, p.Calibration
 	cr.Gated = res.Coverage.Validated + len(res.Coverage.Rejections) + len(res.Coverage.OverBudget)
 	cr.Validated = res.Coverage.Validated

@@ -247,16 +247,20 @@ func evaluate(ctx context.Context, persona string, c Case, o Options, answers *a
 		return Failed(persona, c, fmt.Sprintf("%s: answer names reviewer %q, want %q", ErrMalformed, a.Reviewer, persona))
 	}
 	answers.put(c, persona, b)
-	rej := judge(ctx, o.Judge, c, a.Findings, personaLane(persona))
-	return ScoreWith(persona, c, a, rej)
+	rej, errs := judge(ctx, o.Judge, c, a.Findings, personaLane(persona))
+	p := ScoreWith(persona, c, a, rej)
+	p.JudgeErrors = errs
+	return p
 }
 
 // judge asks j about every candidate match of fs; a judge error leaves the
-// line-overlap match standing (the judge only ever removes matches).
-func judge(ctx context.Context, j Judge, c Case, fs []finding.Finding, inLane func(Issue) bool) Rejections {
+// line-overlap match standing (the judge only ever removes matches) and is
+// counted.
+func judge(ctx context.Context, j Judge, c Case, fs []finding.Finding, inLane func(Issue) bool) (Rejections, int) {
 	if j == nil {
-		return nil
+		return nil, 0
 	}
+	errs := 0
 	byID := map[string]Issue{}
 	for _, is := range c.Truth {
 		byID[is.ID] = is
@@ -264,9 +268,12 @@ func judge(ctx context.Context, j Judge, c Case, fs []finding.Finding, inLane fu
 	rej := Rejections{}
 	for _, e := range Candidates(c, fs, inLane) {
 		same, reason, err := j.SameIssue(ctx, c, byID[e.Issue], fs[e.Finding])
-		if err == nil && !same {
+		switch {
+		case err != nil:
+			errs++
+		case !same:
 			rej[e] = reason
 		}
 	}
-	return rej
+	return rej, errs
 }

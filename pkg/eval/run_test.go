@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -255,5 +257,36 @@ func TestRecorderRoundTrip(t *testing.T) {
 	}
 	if err := rec.SavePersona(Case{Suite: "..", Name: "x"}, "correctness", []byte("{}")); err == nil {
 		t.Error("Recorder accepted a suite that escapes its directory")
+	}
+}
+
+// fakeJudge says "another issue" for issue ids in no, fails for ids in bad.
+type fakeJudge struct{ no, bad string }
+
+func (j fakeJudge) SameIssue(_ context.Context, _ Case, is Issue, _ finding.Finding) (bool, string, error) {
+	if is.ID == j.bad {
+		return false, "", errors.New("judge down")
+	}
+	return is.ID != j.no, "test", nil
+}
+
+func TestRunJudge(t *testing.T) {
+	c := Case{Suite: SuiteScripted, Name: "c", Truth: []Issue{
+		{ID: "a", Persona: "security", File: "x.go", Line: 10, Severity: "P1", Description: "d"},
+		{ID: "b", Persona: "security", File: "x.go", Line: 30, Severity: "P1", Description: "d"},
+	}}
+	ans := fakeAnswerer{"security/c": `{"reviewer":"security","findings":[` +
+		`{"title":"t","severity":"P1","file":"x.go","line":10,"why_it_matters":"w","autofix_class":"manual","owner":"human","requires_verification":true,"confidence":75,"evidence":["e"],"pre_existing":false},` +
+		`{"title":"t","severity":"P1","file":"x.go","line":30,"why_it_matters":"w","autofix_class":"manual","owner":"human","requires_verification":true,"confidence":75,"evidence":["e"],"pre_existing":false}` +
+		`],"residual_risks":[],"testing_gaps":[]}`}
+	r, err := Run(context.Background(), []Case{c}, Options{Answerer: ans, Model: noModel{}, NoPipeline: true, Judge: fakeJudge{no: "a", bad: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Pairs[0]
+	// a: rejected by the judge → fp, miss; b: the judge failed → the
+	// overlap stands.
+	if p.TP != 1 || p.FP != 1 || p.FN != 1 || p.JudgeRejected != 1 || p.JudgeErrors != 1 || !slices.Equal(p.Matched, []string{"b"}) {
+		t.Errorf("got %+v matched %v; want tp 1 (b), fp 1 and fn 1 (a), one rejection, one judge error", p.Counts, p.Matched)
 	}
 }

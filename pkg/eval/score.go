@@ -91,6 +91,9 @@ type Counts struct {
 	// JudgeRejected counts line-overlap matches the judge model said were
 	// another issue (only with --judge-model).
 	JudgeRejected int `json:"judge_rejected"`
+	// JudgeErrors counts judge calls that failed; their line-overlap
+	// matches stand.
+	JudgeErrors int `json:"judge_errors"`
 }
 
 func (c *Counts) add(o Counts) {
@@ -105,6 +108,7 @@ func (c *Counts) add(o Counts) {
 	c.PreExisting += o.PreExisting
 	c.SevAgree += o.SevAgree
 	c.JudgeRejected += o.JudgeRejected
+	c.JudgeErrors += o.JudgeErrors
 }
 
 // SeverityAgreement is SevAgree/TP: of the issues found, the share found at

@@ -274,3 +274,28 @@ func TestScoreRangesEvidenceAndPersonas(t *testing.T) {
 		t.Errorf("candidates: %v; want [{0 i}]", got)
 	}
 }
+
+// FuzzFindingLines feeds model-written evidence to the line finder: it
+// never panics and only returns lines >= 1, sorted and unique.
+func FuzzFindingLines(f *testing.F) {
+	f.Add("`req, _ := http.NewRequest(\"GET\", url, nil)`", 10)
+	f.Add("x.go:4: + req.Header.Set(\"A\", \"b\")\nlines 3-5", 1)
+	f.Add("see line 0 and lines 99999999999999999999-2", 3)
+	f.Fuzz(func(t *testing.T, ev string, line int) {
+		d, err := diff.Parse([]byte(rangeDiff))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Case{Files: d.Files}
+		x := finding.Finding{File: "x.go", Line: max(line, 1), Evidence: []string{ev}}
+		got := findingLines(c, x)
+		if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Fatalf("lines %v not sorted and unique", got)
+		}
+		for _, n := range got {
+			if n < 1 {
+				t.Fatalf("line %d < 1 in %v", n, got)
+			}
+		}
+	})
+}
