@@ -24,9 +24,13 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, " %d runs; the tables show run 1, the spread table all runs.", len(reports))
 	}
 	fmt.Fprintln(bw)
-	if r.Scripted() {
+	if anyScripted(r) {
 		fmt.Fprintln(bw)
 		fmt.Fprintf(bw, "> %s\n", ScriptedNotice)
+	}
+	if len(r.Sources) == 0 {
+		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "> %s\n", NoAnswersNotice)
 	}
 	if len(r.Unscored) > 0 {
 		fmt.Fprintf(bw, "\nNot scored (no answers): %d %s.\n", len(r.Unscored), plural(len(r.Unscored), "case", "cases"))

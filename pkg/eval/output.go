@@ -12,6 +12,9 @@ import (
 // scripted by hand: those numbers test the scorer, not a model.
 const ScriptedNotice = "NOTE: answers scripted by hand test the scorer, not a model: these numbers say nothing about any model's quality."
 
+// NoAnswersNotice is the line an output carries when nothing was scored.
+const NoAnswersNotice = "NOTE: no case here has answers (record them with --live --record): the persona and pipeline tables are empty."
+
 // jsonLine is one JSONL record; Kind is "pair", "persona", "overall",
 // "pipeline-case", "pipeline", "validator" or "runs".
 type jsonLine struct {
@@ -161,12 +164,21 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 	return nil
 }
 
+// anyScripted reports whether any part of r (the cases' answers or the
+// validator pool's) was scripted by hand.
+func anyScripted(r Report) bool {
+	return r.Scripted() || (r.Validator != nil && !r.Validator.Source.IsModel())
+}
+
 // writeHeader says where the answers came from, and, when any were scripted
 // by hand, that the numbers are not a model's.
 func writeHeader(bw *bufio.Writer, r Report) {
 	fmt.Fprintf(bw, "answers: %s\n", r.SourceLabel())
-	if r.Scripted() {
+	if anyScripted(r) {
 		fmt.Fprintln(bw, ScriptedNotice)
+	}
+	if len(r.Sources) == 0 {
+		fmt.Fprintln(bw, NoAnswersNotice)
 	}
 	if len(r.Unscored) > 0 {
 		fmt.Fprintf(bw, "not scored (no recorded answers; run with --live to score them): %d %s\n",

@@ -583,15 +583,15 @@ type SourceCount struct {
 	Cases  int
 }
 
-// Scripted reports whether any scored answers were scripted by hand (or
-// none were scored): such numbers test the scorer, not a model.
+// Scripted reports whether any scored answers were scripted by hand: such
+// numbers test the scorer, not a model.
 func (r Report) Scripted() bool {
 	for _, s := range r.Sources {
 		if !s.Source.IsModel() {
 			return true
 		}
 	}
-	return len(r.Sources) == 0
+	return false
 }
 
 // SourceLabel is every source's label with its case count, e.g.
