@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -400,6 +402,25 @@ func TestEvalLiveRecord(t *testing.T) {
 	}
 	if v, err := os.ReadFile(filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded", "validator.jsonl")); err != nil || !strings.Contains(string(v), `"validated":true`) {
 		t.Errorf("validator.jsonl %s (%v); want the live verdicts", v, err)
+	}
+	pool, err := eval.LoadPool(os.DirFS(dir), ".")
+	if err != nil || pool != nil {
+		t.Errorf("a recording holds the pool's answers, not the pool: %v, %v", pool, err)
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "validator", "recorded", "answers.jsonl")); err != nil || strings.Count(string(v), `"validated":true`) != 14 {
+		t.Errorf("validator/recorded/answers.jsonl %s (%v); want the 14 pool verdicts", v, err)
+	}
+	// Next to the pool it replays, labelled with the model and the day.
+	poolFile, err := fs.ReadFile(fixtures.FS, "eval/validator/pool.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "validator", "pool.jsonl"), poolFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if pool, err = eval.LoadPool(os.DirFS(dir), "."); err != nil || pool == nil || len(pool.Answers) != 14 ||
+		!strings.HasPrefix(pool.Source.Label(), "recorded from eval-model on ") {
+		t.Errorf("recorded pool: %+v, %v; want 14 answers recorded from eval-model", pool, err)
 	}
 	cases, err = eval.LoadDefault()
 	if err != nil {

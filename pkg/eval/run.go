@@ -174,7 +174,7 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 		if pc == nil {
 			pc = cases
 		}
-		v, err := RunValidator(ctx, o.Pool, pc, o.Model, o.ModelName, o.Source, o.Concurrency)
+		v, err := RunValidator(ctx, o.Pool, pc, o.Model, o.ModelName, o.Source, o.Recorder, o.Concurrency)
 		if err != nil {
 			return Report{}, err
 		}

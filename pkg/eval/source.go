@@ -239,6 +239,52 @@ func (r *Recorder) SavePersona(c Case, persona string, b []byte) error {
 	return nil
 }
 
+// SavePoolVerdict appends the validator's live verdict on pool item id to
+// Dir/validator/recorded/answers.jsonl (with source.json), the layout
+// LoadPool reads.
+func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dir := filepath.Join(r.Dir, PoolDir, recDir)
+	if r.started == nil {
+		r.started, r.keys = map[string]bool{}, map[string]bool{}
+	}
+	if !r.started[PoolDir] {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		b, err := json.MarshalIndent(r.Source, "", "  ")
+		if err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		r.started[PoolDir] = true
+	}
+	ok := v.Validated
+	b, err := json.Marshal(struct {
+		ID        string `json:"id"`
+		Validated *bool  `json:"validated"`
+		Reason    string `json:"reason"`
+	}{id, &ok, v.Reason})
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "answers.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return f.Close()
+}
+
 // SaveVerdict appends one validator verdict for the finding at file:line.
 // Verdicts are keyed by file:line (the validator request's label): a second
 // finding on the same line keeps the first verdict.

@@ -166,9 +166,9 @@ type ValidatorReport struct {
 
 // RunValidator runs the validator alone over the pool: offline (model nil)
 // from the pool's recorded answers, live through prompt.ForValidator and
-// model (one call per item, at most concurrency at once). An item whose
-// case is not among cases fails.
-func RunValidator(ctx context.Context, p *Pool, cases []Case, model llm.Completer, modelName string, live Source, concurrency int) (ValidatorReport, error) {
+// model (one call per item, at most concurrency at once), each live verdict
+// saved when rec is set. An item whose case is not among cases fails.
+func RunValidator(ctx context.Context, p *Pool, cases []Case, model llm.Completer, modelName string, live Source, rec *Recorder, concurrency int) (ValidatorReport, error) {
 	byID := map[string]Case{}
 	for _, c := range cases {
 		byID[c.ID()] = c
@@ -183,6 +183,9 @@ func RunValidator(ctx context.Context, p *Pool, cases []Case, model llm.Complete
 		g.Go(func() error {
 			r := PoolResult{ID: it.ID, Real: it.Real}
 			v, err := verify(ctx, it, byID, p, model, modelName)
+			if err == nil && model != nil && rec != nil {
+				err = rec.SavePoolVerdict(it.ID, v)
+			}
 			if err != nil {
 				r.Failed, r.Reason = true, err.Error()
 			} else {
