@@ -220,7 +220,8 @@ func (m *caseModel) Complete(ctx context.Context, req llm.Request) (llm.Response
 
 func (m *caseModel) validate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if m.live == nil {
-		v, ok := m.c.Validator[req.Label]
+		file, line := splitLabel(req.Label)
+		v, ok := m.c.Validator[VerdictKey(normFile(file), line)]
 		if !ok {
 			return llm.Response{}, fmt.Errorf("%w: no recorded validator verdict for %s on %s", llm.ErrNoAnswer, req.Label, m.c.ID())
 		}

@@ -274,11 +274,13 @@ func quotes(ev string) []string {
 	}
 	for l := range strings.Lines(ev) {
 		l = strings.TrimSpace(l)
+		out = append(out, l)
 		if i := strings.Index(l, ": "); i > 0 && !strings.ContainsAny(l[:i], " \t") && strings.ContainsAny(l[:i], ":.") {
 			l = l[i+2:] // "file.go:53: code" or "file.go: code"
 		}
-		l = strings.TrimLeft(l, "+- ")
-		out = append(out, l)
+		if t := strings.TrimLeft(l, "+- "); t != out[len(out)-1] {
+			out = append(out, t)
+		}
 	}
 	var keep []string
 	for _, q := range out {
