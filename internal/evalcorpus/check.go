@@ -42,8 +42,10 @@ type PR struct {
 var Categories = []string{"correctness", "security", "reliability", "performance", "api-contract", "testing", "data", "concurrency", "maintainability"}
 
 var (
-	cveRE      = regexp.MustCompile(`^CVE-\d{4}-\d{4,}$`)
-	severityRE = regexp.MustCompile(`^P[0-3]$`)
+	cveRE = regexp.MustCompile(`^CVE-\d{4}-\d{4,}$`)
+	// provenanceRE is module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT.
+	provenanceRE = regexp.MustCompile(`^(npm:[^@\s]+|github:[\w.-]+/[\w.-]+|[\w.-]+(/[\w.~-]+)+)@[\w.+-]+$`)
+	severityRE   = regexp.MustCompile(`^P[0-3]$`)
 )
 
 // Checked is what Check learnt of a valid case.
@@ -93,6 +95,12 @@ func Check(dir string) (*Checked, error) {
 			bad("case.json: empty %s", field)
 		}
 	}
+	if !provenanceRE.MatchString(c.Source) {
+		bad("case.json: source %q is not module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT", c.Source)
+	}
+	if !c.Clean && !provenanceRE.MatchString(c.Fix) {
+		bad("case.json: fix %q is not module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT (name other fixes in notes)", c.Fix)
+	}
 	if c.CVE != "" && !cveRE.MatchString(c.CVE) {
 		bad("case.json: cve %q is not CVE-YYYY-NNNN", c.CVE)
 	}
@@ -103,7 +111,8 @@ func Check(dir string) (*Checked, error) {
 	if len(d.Files) == 0 {
 		bad("diff.patch: no files")
 	}
-	added := map[string][]int{} // file -> added new-side lines
+	added := map[string][]int{}    // file -> added new-side lines
+	spans := map[string][][2]int{} // file -> new-side [first, last] of each hunk
 	var paths []string
 	for _, f := range d.Files {
 		paths = append(paths, f.Path())
@@ -111,6 +120,7 @@ func Check(dir string) (*Checked, error) {
 			bad("diff.patch: %s: %w", f.Path(), err)
 		}
 		for _, h := range f.Hunks {
+			spans[f.Path()] = append(spans[f.Path()], [2]int{h.NewStart, h.NewStart + h.NewLines - 1})
 			for _, l := range h.Lines {
 				if l.Kind == diff.Add {
 					added[f.Path()] = append(added[f.Path()], l.NewNo)
@@ -161,6 +171,8 @@ func Check(dir string) (*Checked, error) {
 			bad("%s: file %q has no added lines in the diff", where, l.File)
 		case l.Line < 1 || l.LineEnd < l.Line:
 			bad("%s: bad range %d-%d", where, l.Line, l.LineEnd)
+		case !slices.ContainsFunc(spans[l.File], func(s [2]int) bool { return l.Line >= s[0] && l.LineEnd <= s[1] }):
+			bad("%s: range %s:%d-%d is not inside the new side of one hunk", where, l.File, l.Line, l.LineEnd)
 		case !slices.ContainsFunc(lines, func(n int) bool { return n >= l.Line && n <= l.LineEnd }):
 			bad("%s: range %s:%d-%d overlaps no added line", where, l.File, l.Line, l.LineEnd)
 		}
