@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -22,27 +22,27 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 		tr.TLSHandshakeTimeout = 15 * time.Second
 		httpClient = &http.Client{Transport: tr}
 	}
-	gh, err := github.New(httpClient, apiURL, token)
-	if err != nil {
-		return nil, fmt.Errorf("github client: %w", err)
-	}
-	return gh, nil
+	// github.New's errors already name their package ("github: api url …").
+	return github.New(httpClient, apiURL, token, github.WithUserAgent(version.UserAgent()))
 }
 
 // modelConfig is what the model client needs from flags or inputs.
 type modelConfig struct {
 	BaseURL, APIKey string
+	// Schemas are the answer schemas by name; nil means prompts.Schemas().
+	Schemas map[string][]byte
 }
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
 func newModel(c modelConfig) (*llm.Client, error) {
-	m, err := llm.New(llm.Config{
-		BaseURL: c.BaseURL,
-		APIKey:  c.APIKey,
-		Schemas: prompts.Schemas(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("model client: %w", err)
+	if c.Schemas == nil {
+		c.Schemas = prompts.Schemas()
 	}
-	return m, nil
+	// llm.New's errors already name their package ("llm: base URL …").
+	return llm.New(llm.Config{
+		BaseURL:   c.BaseURL,
+		APIKey:    c.APIKey,
+		Schemas:   c.Schemas,
+		UserAgent: version.UserAgent(),
+	})
 }

@@ -30,7 +30,8 @@ type lineInfo struct {
 	lower  string // lower-cased, filled in by low on first use
 	file   *pathInfo
 	inLoop bool   // within loopWindow lines after a loop header
-	prev   string // the line before it on the same side of the hunk, "" at the start
+	prev   string // the line of code before it on the same side of the hunk, "" at the start
+	next   string // the line of code after it on the same side, "" at the end
 }
 
 // low returns the lower-cased line; only rules whose needles matched need it.

@@ -56,6 +56,12 @@ func Select(all []Persona, s Signals, restrict []string) ([]Selected, error) {
 			out = append(out, Selected{Persona: p, Reason: AlwaysOnReason})
 			continue
 		}
+		if p.When != nil {
+			if r := p.When.match(s.Files); r != "" {
+				out = append(out, Selected{Persona: p, Reason: r})
+			}
+			continue
+		}
 		if reasons == nil {
 			reasons = detect(s)
 		}
@@ -109,6 +115,9 @@ func detect(s Signals) map[string]string {
 		out["previous-comments"] = fmt.Sprintf("%d review comments from people on the pull request", n)
 	}
 
+	for name, r := range stackReasons(s.Files) {
+		out[name] = r
+	}
 	hits := scanFiles(s.Files)
 	for i, t := range scanned() {
 		h := hits[i]
@@ -201,7 +210,8 @@ func scanFiles(files []*diff.File) []hit {
 			}
 		}
 		for k, h := range f.Hunks {
-			loop := 0                  // lines left in the window after a loop header
+			loop := 0 // lines left in the window after a loop header
+			next := nextCode(h, flags[k])
 			prevOld, prevNew := "", "" // the previous line of code on each side
 			for j, l := range h.Lines {
 				opens := isLoop(l.Text, fi.golang)
@@ -213,7 +223,7 @@ func scanFiles(files []*diff.File) []hit {
 					found.clear()
 					sc.m.find(l.Text, &found)
 					if !found.empty() {
-						ln := lineInfo{raw: l.Text, file: &fi, inLoop: loop > 0, prev: prev}
+						ln := lineInfo{raw: l.Text, file: &fi, inLoop: loop > 0, prev: prev, next: next[j]}
 						sc.lineRules(&ln, &found, fileBest, hits, p, l.Kind == diff.Context)
 					}
 					if l.Kind != diff.Delete {
@@ -238,6 +248,32 @@ func scanFiles(files []*diff.File) []hit {
 		}
 	}
 	return hits
+}
+
+// nextCode returns, for each line of h, the next line of code on the same
+// side (an added line's next added or context line, a deleted line's next
+// deleted or context line), "" when the hunk ends first.
+func nextCode(h diff.Hunk, code []bool) []string {
+	next := make([]string, len(h.Lines))
+	nextOld, nextNew := "", ""
+	for j := len(h.Lines) - 1; j >= 0; j-- {
+		l := h.Lines[j]
+		if l.Kind == diff.Delete {
+			next[j] = nextOld
+		} else {
+			next[j] = nextNew
+		}
+		if !code[j] {
+			continue
+		}
+		if l.Kind != diff.Delete {
+			nextNew = l.Text
+		}
+		if l.Kind != diff.Add {
+			nextOld = l.Text
+		}
+	}
+	return next
 }
 
 // lineRules runs the line rules that can still add something on one line:

@@ -96,7 +96,47 @@ func benignToken(word string) bool {
 
 // swallowNeedles gate swallowedError.
 func swallowNeedles() []string {
-	return []string{"_ =", "_ :=", "return nil", "continue", "}", "fmt.errorf(", "errors.new(", "except", "pass", "catch", "recover()", "rescue"}
+	return []string{"_ =", "_ :=", "return nil", "continue", "}", "fmt.errorf(", "errors.new(", "except", "pass", "catch", "recover()", "rescue",
+		"log", "print", "console."}
+}
+
+// loggedOnly reports whether l is a logging call that is the whole of an
+// error branch: the line before opens the branch (if err != nil {, except
+// ...:, catch (e) {) and the block ends right after it (a closing brace,
+// or in Python a line indented less that does not re-raise).
+func loggedOnly(l *lineInfo) bool {
+	t := strings.ToLower(strings.TrimSpace(l.raw))
+	prev := strings.ToLower(strings.TrimSpace(l.prev))
+	next := strings.TrimSpace(l.next)
+	if !isLogCall(t) || next == "" {
+		return false
+	}
+	switch l.file.lang {
+	case langGo:
+		return goErrBranch(prev) && strings.HasPrefix(next, "}")
+	case langJS:
+		return (strings.HasPrefix(prev, "catch") || strings.HasPrefix(prev, "} catch") || strings.Contains(prev, ".catch(")) &&
+			strings.HasPrefix(next, "}")
+	case langPython:
+		return strings.HasPrefix(prev, "except") && indent(l.next) < indent(l.raw) && !strings.HasPrefix(next, "raise")
+	}
+	return false
+}
+
+// goErrBranch reports whether a lower-cased, trimmed line opens a Go error
+// branch: if err != nil {, if err := f(); err != nil {.
+func goErrBranch(s string) bool {
+	return strings.HasPrefix(s, "if err != nil") || strings.HasPrefix(s, "if err :=") && strings.HasSuffix(s, "err != nil {")
+}
+
+// isLogCall reports whether a lower-cased, trimmed line is a logging call.
+func isLogCall(s string) bool {
+	return hasPrefix(s, "log.", "logger.", "logging.", "slog.", "console.", "fmt.print", "fmt.fprint", "print(", "self.log", "self.logger.", "s.log", "l.log", "this.log")
+}
+
+// indent counts a line's leading spaces and tabs.
+func indent(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t"))
 }
 
 // swallowedError returns a label when the line drops an error, or changes it
@@ -107,7 +147,10 @@ func swallowedError(l *lineInfo) string {
 	t := strings.TrimSpace(l.raw)
 	lt := strings.ToLower(t)
 	prev := strings.ToLower(strings.TrimSpace(l.prev))
-	errBranch := strings.HasPrefix(prev, "if err != nil") || strings.HasPrefix(prev, "if err :=") && strings.HasSuffix(prev, "err != nil {")
+	errBranch := goErrBranch(prev)
+	if loggedOnly(l) {
+		return "error logged and dropped"
+	}
 	switch l.file.lang {
 	case langGo:
 		switch {

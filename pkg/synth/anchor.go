@@ -54,10 +54,11 @@ import (
 //     is nothing to check it against; the validator reads the file);
 //   - otherwise the line stays when it holds a matched quote (or lies in the
 //     range its prefix gives: "users.go:41-43: q := fmt.Sprintf(..." covers
-//     three lines from where the quote matched); else it snaps
-//     to the nearest occurrence of the first matched quote in evidence order
-//     (code quotes before weak ones; occurrences on the diff's changed lines
-//     before unchanged ones; a tie goes to the lower line).
+//     three lines from where the quote matched); else it snaps to the
+//     nearest occurrence of the first matched quote in evidence order (models
+//     quote the problem line first; a weak quote that matched is as good a
+//     locator as a code quote), occurrences on the diff's changed lines
+//     before unchanged ones, a tie to the lower line.
 //
 // The search space is the head file when Input.Heads has it and it agrees
 // with the diff (every context and added line at its number); otherwise the
@@ -441,7 +442,6 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 	}
 	ls := a.lines(df)
 	type hit struct {
-		code bool
 		span int
 		at   []searchLine
 	}
@@ -463,15 +463,11 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 			}
 		}
 		if len(at) > 0 {
-			hits = append(hits, hit{code: q.code, span: q.span, at: at})
+			hits = append(hits, hit{span: q.span, at: at})
 		}
 	}
 	if len(hits) == 0 {
 		return !anyCode
-	}
-	// Code quotes decide when any matched; weak ones only when none did.
-	if slices.ContainsFunc(hits, func(h hit) bool { return h.code }) {
-		hits = slices.DeleteFunc(hits, func(h hit) bool { return !h.code })
 	}
 	for _, h := range hits {
 		if slices.ContainsFunc(h.at, func(l searchLine) bool { return l.no <= f.Line && f.Line <= l.no+h.span }) {
