@@ -149,11 +149,8 @@ func Build(in Input) Plan {
 	posted := map[string]int{}
 	for _, f := range in.Findings {
 		df := files[f.File]
-		text, onDiff := lineText(df, f.Line)
-		if !onDiff && len(f.Evidence) > 0 {
-			text = f.Evidence[0] // off the diff: never posted, still matched
-		}
-		fp := Fingerprint(f.File, f.Title, text)
+		_, onDiff := lineText(df, f.Line)
+		fp := fingerprintOf(f, df)
 		current[fp] = true
 		if c, ok := open[fp]; ok {
 			p.Kept[f.Number] = c.HTMLURL
@@ -229,6 +226,27 @@ func (p Plan) Fallback() (keep []Comment, left []Comment) {
 		keep = append(keep, *c.fallback)
 	}
 	return keep, left
+}
+
+// FingerprintOf is finding f's fingerprint against the reviewed files: its
+// anchored line's text when the diff shows the line, else its first
+// evidence quote (such a finding is never posted on a line, but SARIF and
+// reruns still need a stable identity for it).
+func FingerprintOf(f finding.Finding, files []*diff.File) string {
+	for _, df := range files {
+		if df.Path() == f.File {
+			return fingerprintOf(f, df)
+		}
+	}
+	return fingerprintOf(f, nil)
+}
+
+func fingerprintOf(f finding.Finding, df *diff.File) string {
+	text, onDiff := lineText(df, f.Line)
+	if !onDiff && len(f.Evidence) > 0 {
+		text = f.Evidence[0]
+	}
+	return Fingerprint(f.File, f.Title, text)
 }
 
 // lineText returns line n of df's new side when the diff shows it.
