@@ -56,6 +56,16 @@ func parse(t *testing.T, text string) []*diff.File {
 	return d.Files
 }
 
+func mustParse(text string) []*diff.File {
+	d, err := diff.Parse([]byte(text))
+	if err != nil {
+		panic(err)
+	}
+	return d.Files
+}
+
+var testOptions = report.Options{ServerURL: "https://github.com"}
+
 func fnd(n int, line int, title string) finding.Finding {
 	return finding.Finding{
 		Number: n, Title: title, Severity: finding.P1, File: "billing/charge.go", Line: line,
