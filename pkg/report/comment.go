@@ -227,7 +227,7 @@ func (d *doc) inlineLink(n int) string {
 // outside Coverage so trimming never hides a partial failure.
 func (d *doc) inlineNote(b *strings.Builder) {
 	in := d.o.Inline
-	if in == nil {
+	if in == nil || (len(d.r.Findings) == 0 && len(in.NotPosted) == 0) {
 		return
 	}
 	linked := 0

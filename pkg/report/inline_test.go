@@ -43,3 +43,12 @@ func TestCommentInlineStatus(t *testing.T) {
 		t.Error("without the inline input the report mentions inline comments")
 	}
 }
+
+func TestCommentInlineStatusNothingToSay(t *testing.T) {
+	r := review.Result{Repo: "octo/demo", HeadSHA: headSHA, Coverage: baseCoverage(), Verdict: review.Ready}
+	o := opts()
+	o.Inline = &InlineStatus{}
+	if body := Comment(r, o); strings.Contains(body, "Inline comments") {
+		t.Errorf("a review without findings mentions inline comments:\n%s", body)
+	}
+}
