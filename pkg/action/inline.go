@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/inline"
@@ -127,7 +128,8 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 
 // postReview creates the review with comments and returns each posted
 // comment's URL by fingerprint. The review is created even when listing
-// its comments afterwards fails (then without links).
+// its comments afterwards fails (then without links). A concurrent run may
+// have posted the same fingerprints meanwhile: converge keeps the oldest.
 func (p publisher) postReview(ctx context.Context, plan inline.Plan, comments []inline.Comment) (map[string]string, error) {
 	r := github.Review{CommitID: plan.CommitID, Body: inline.RenderReviewBody(len(comments))}
 	for _, c := range comments {
@@ -138,16 +140,17 @@ func (p publisher) postReview(ctx context.Context, plan inline.Plan, comments []
 		return nil, err
 	}
 	p.logf("anchor-review: posted an inline review with %d comment(s)", len(comments))
-	urls := map[string]string{}
+	created := map[string]github.Comment{}
 	list, err := p.gh.ReviewCommentsOf(ctx, p.owner, p.repo, p.n, id)
 	if err != nil {
 		p.logf("anchor-review: could not list the inline review's comments for links: %v", err)
 	}
 	for _, c := range list {
 		if m, ok := inline.ParseMarker(c.Body); ok {
-			urls[m.Fingerprint] = c.HTMLURL
+			created[m.Fingerprint] = c
 		}
 	}
+	urls := p.converge(ctx, created)
 	// Every comment was created with the review; one the listing missed
 	// still counts as posted, just without a link.
 	for _, c := range comments {
@@ -156,6 +159,48 @@ func (p publisher) postReview(ctx context.Context, plan inline.Plan, comments []
 		}
 	}
 	return urls, nil
+}
+
+// converge handles two runs that planned against the same comments and
+// both posted (a push while a run was publishing): for each fingerprint
+// just created, when an OLDER open comment of ours carries it, the new one
+// is deleted and the older one linked. Both runs do this, so one comment per
+// finding survives. Best effort: a failed listing or delete keeps the link.
+func (p publisher) converge(ctx context.Context, created map[string]github.Comment) map[string]string {
+	urls := map[string]string{}
+	for fp, c := range created {
+		urls[fp] = c.HTMLURL
+	}
+	if len(created) == 0 {
+		return urls
+	}
+	all, err := p.gh.ReviewComments(ctx, p.owner, p.repo, p.n)
+	if err != nil {
+		return urls
+	}
+	oldest := map[string]github.Comment{}
+	for _, c := range all {
+		m, ok := inline.ParseMarker(c.Body)
+		if !ok || m.ResolvedIn != "" || !strings.EqualFold(c.Author, p.bot) {
+			continue
+		}
+		if o, seen := oldest[m.Fingerprint]; !seen || c.ID < o.ID {
+			oldest[m.Fingerprint] = c
+		}
+	}
+	for fp, c := range created {
+		o, ok := oldest[fp]
+		if !ok || o.ID >= c.ID {
+			continue
+		}
+		if err := p.gh.DeleteReviewComment(ctx, p.owner, p.repo, c.ID); err != nil && !errors.Is(err, github.ErrNotFound) {
+			p.logf("anchor-review: could not delete duplicate inline comment %d: %v", c.ID, err)
+			continue
+		}
+		p.logf("anchor-review: a concurrent run commented the same finding; kept %s", o.HTMLURL)
+		urls[fp] = o.HTMLURL
+	}
+	return urls
 }
 
 // notPostedLine is one line of the report's "not posted" list.

@@ -10,6 +10,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -250,5 +251,43 @@ func TestInlineOff(t *testing.T) {
 	}
 	if mc := e.markerComments(); len(mc) != 1 || strings.Contains(mc[0].Body, "Inline comments") {
 		t.Errorf("report mentions inline comments without the input")
+	}
+}
+
+// racingReviewGitHub lets another run post the same inline comments between our
+// plan and our POST (both read the same comments, both post).
+type racingReviewGitHub struct {
+	action.GitHub
+	srv   *githubtest.Server
+	other []githubtest.Comment // the other run's comments, posted first
+}
+
+func (r *racingReviewGitHub) CreateReview(ctx context.Context, owner, repo string, n int, rv github.Review) (int64, error) {
+	for _, c := range rv.Comments {
+		r.srv.AddLineComment(n, pubBot, c.Path, c.Line, 0, c.Body)
+	}
+	r.other = r.srv.ReviewComments(n)
+	return r.GitHub.CreateReview(ctx, owner, repo, n, rv)
+}
+
+// TestInlineConcurrentRunsConverge: when another run posted the same
+// findings first, ours are deleted and the report links the older ones.
+func TestInlineConcurrentRunsConverge(t *testing.T) {
+	e := newPubEnv(t)
+	e.srv.SetDiff(pubPR, inlineDiff)
+	race := &racingReviewGitHub{GitHub: e.gh, srv: e.srv}
+	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: action.ModeComment, FailOn: "P1", Inline: true}
+	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: pubHead, FailOn: "P1"}
+	action.Publish(context.Background(), race, e.n, t.Logf, po, inlineResult(t, inlineDiff, 0), e.pr(t), ro)
+
+	rc := e.srv.ReviewComments(pubPR)
+	if len(rc) != 2 || len(race.other) != 2 || rc[0].ID != race.other[0].ID || rc[1].ID != race.other[1].ID {
+		t.Fatalf("review comments %+v; want only the other run's two (older) comments", rc)
+	}
+	body := e.markerComments()[0].Body
+	for _, c := range rc {
+		if !strings.Contains(body, "discussion_r"+itoa(c.ID)+")") {
+			t.Errorf("report does not link the surviving comment %d:\n%s", c.ID, body)
+		}
 	}
 }

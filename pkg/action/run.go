@@ -46,6 +46,7 @@ type GitHub interface {
 	CreateReview(ctx context.Context, owner, repo string, n int, r github.Review) (int64, error)
 	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
 	EditReviewComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
+	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
 }
 
 // Deps are the concrete clients main builds for a run.

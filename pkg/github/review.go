@@ -86,6 +86,13 @@ func (c *Client) EditReviewComment(ctx context.Context, owner, repo string, id i
 	return reviewComment(rc), nil
 }
 
+// DeleteReviewComment deletes review (line) comment id. A comment already
+// gone is an error matching ErrNotFound.
+func (c *Client) DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error {
+	_, err := c.gh.PullRequests.DeleteComment(ctx, owner, repo, id)
+	return classifyItem(fmt.Sprintf("delete review comment %d in %s/%s", id, owner, repo), PermPullRequestsWrite, err)
+}
+
 func reviewComment(rc *gh.PullRequestComment) Comment {
 	return Comment{
 		ID:          rc.GetID(),

@@ -100,6 +100,15 @@ func TestCreateReview(t *testing.T) {
 	if _, err := c.EditReviewComment(ctx, owner, repo, 999999, "x"); !errors.Is(err, github.ErrNotFound) {
 		t.Errorf("editing a comment that is gone: %v; want ErrNotFound", err)
 	}
+	if err := c.DeleteReviewComment(ctx, owner, repo, got[0].ID); err != nil {
+		t.Fatalf("DeleteReviewComment: %v", err)
+	}
+	if rc := srv.ReviewComments(5); len(rc) != 1 || rc[0].ID != got[1].ID {
+		t.Errorf("after the delete the fake holds %+v", rc)
+	}
+	if err := c.DeleteReviewComment(ctx, owner, repo, got[0].ID); !errors.Is(err, github.ErrNotFound) {
+		t.Errorf("deleting a comment that is gone: %v; want ErrNotFound", err)
+	}
 }
 
 // TestCreateReviewRefused holds the fake to GitHub's 422 rules: the whole

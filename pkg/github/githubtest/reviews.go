@@ -332,3 +332,29 @@ func findHunk(hs []hunkRange, line int, left bool) int {
 	}
 	return -1
 }
+
+// deleteReviewComment is DELETE /repos/{o}/{r}/pulls/comments/{id}: 204, or
+// 404 when it is gone.
+func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
+	id, ok := number(w, r, "id")
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	found := false
+	for pr, list := range s.reviews {
+		for i, rc := range list {
+			if rc.ID == id {
+				s.reviews[pr] = append(list[:i:i], list[i+1:]...)
+				found = true
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	if !found {
+		writeJSONError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

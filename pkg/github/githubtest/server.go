@@ -150,6 +150,7 @@ func New() *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}/comments", s.listReviewCommentsOf)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.editReviewComment)
+	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteReviewComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", s.createComment)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
