@@ -145,7 +145,7 @@ type Config struct {
 	// Incomplete is the conclusion of an incomplete review with nothing
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
-	Inline         bool // post the findings on their lines as one review
+	Inline     bool // post the findings on their lines as one review
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
