@@ -310,7 +310,7 @@ func TestEvalLiveRecord(t *testing.T) {
 	dir := t.TempDir()
 	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
 
-	_, stderr, err := run(t, noEnv, "eval", "--live", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+	_, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
 		"--record", dir, "--jsonl", jsonl)
 	if err != nil {
 		t.Fatalf("eval --live: %v\n%s", err, stderr)
@@ -457,7 +457,7 @@ func TestEvalLiveFailure(t *testing.T) {
 	for range wantPairs(t, "security") {
 		m.Script("security", llmtest.BadRequest("model not found"))
 	}
-	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
 	if err != nil {
 		t.Fatalf("eval --live: %v\n%s", err, stderr)
 	}
