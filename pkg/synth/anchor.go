@@ -241,7 +241,7 @@ func looksLikeCode(s string) bool {
 	words := strings.Fields(s)
 	plain, function := 0, 0
 	for _, w := range words {
-		w = strings.TrimRight(w, ".,;:!?")
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
 		if isPlainWord(w) {
 			plain++
 		}
@@ -254,7 +254,7 @@ func looksLikeCode(s string) bool {
 	}
 	first := []rune(words[0])
 	sentence := len(words) > 2 && unicode.IsUpper(first[0]) && isPlainWord(strings.ToLower(words[0])) && isPlainWord(words[1])
-	return !(sentence && plain >= 4 && 2*plain >= len(words))
+	return !(sentence && plain >= 2 && 2*plain >= len(words))
 }
 
 // isPlainWord: two or more lower-case ASCII letters and nothing else.

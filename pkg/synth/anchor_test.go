@@ -204,6 +204,9 @@ func TestLooksLikeCode(t *testing.T) {
 		`Token compared with == leaks timing`:                              false,
 		`if x is not None and y in (1, 2):`:                                true,
 		`if err != nil { return err }`:                                     true,
+		`Missing check (see handler)`:                                      false,
+		`Parse(b []byte) returns early`:                                    true, // a capitalized identifier call is code
+		`Called from main() on every request`:                              false,
 		`with open(path) as f:`:                                            true,
 	}
 	for in, want := range tests {
