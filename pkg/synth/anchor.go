@@ -43,7 +43,9 @@ import (
 // Matching ignores runs of whitespace, and a quote may be a part of a line
 // (models trim comments and trailing punctuation); a code quote also matches
 // a line of at least minLineInQuote characters that it holds whole (a quote
-// that runs on into prose, or joins two lines). An ellipsis ("...", "…")
+// that runs on into prose, or joins two lines) — a weaker match, used only
+// when no line holds the quote, and then only on the longer of the lines it
+// holds. An ellipsis ("...", "…")
 // inside a quote stands for elided code: the pieces around it must occur in
 // order on one line. Quotes shorter than minQuote non-space characters are
 // ignored: "err" or "}" occur everywhere and prove nothing.
@@ -62,8 +64,9 @@ import (
 //
 // The search space is the head file when Input.Heads has it and it agrees
 // with the diff (every context and added line at its number); otherwise the
-// new-side lines the diff shows (context and added). The diff's deleted lines are searched in both cases
-// and stand at the new-side line where the deletion happened.
+// new-side lines the diff shows (context and added). The diff's deleted
+// lines are searched in both cases and stand at the new-side line where the
+// deletion happened.
 
 // ReasonUnanchored counts findings whose quoted code occurs nowhere in the
 // file (step 1).
@@ -278,31 +281,46 @@ var proseWords = map[string]bool{
 // "}" inside a quote proves nothing.
 const minLineInQuote = 8
 
-// matches reports whether line holds the quote variant v (whose pieces
-// around an ellipsis are frags, nil without one), or, for a code quote, v
-// holds the whole line.
-func matches(l *searchLine, v string, frags []string, wholeLine bool) bool {
+// Match strengths: a line that holds the quote (or its ellipsis pieces)
+// beats a line the quote holds, which joined-line and run-on quotes need
+// but which a short line ("return err") also passes.
+const (
+	noMatch = iota
+	lineInQuote
+	quoteInLine
+)
+
+// matches says how line matches the quote variant v (whose pieces around
+// an ellipsis are frags, nil without one): it holds v, or, for a code
+// quote, v holds the whole line.
+func matches(l *searchLine, v string, frags []string, wholeLine bool) int {
 	if wholeLine {
-		return l.text == v
+		if l.text == v {
+			return quoteInLine
+		}
+		return noMatch
 	}
 	if strings.Contains(l.text, v) {
-		return true
+		return quoteInLine
+	}
+	if frags != nil {
+		at, ok := 0, true
+		for _, p := range frags {
+			i := strings.Index(l.text[at:], p)
+			if i < 0 {
+				ok = false
+				break
+			}
+			at += i + len(p)
+		}
+		if ok {
+			return quoteInLine
+		}
 	}
 	if l.long && strings.Contains(v, l.text) {
-		return true
+		return lineInQuote
 	}
-	if frags == nil {
-		return false
-	}
-	at := 0
-	for _, p := range frags {
-		i := strings.Index(l.text[at:], p)
-		if i < 0 {
-			return false
-		}
-		at += i + len(p)
-	}
-	return true
+	return noMatch
 }
 
 // fragments splits a quote at its ellipses into the pieces that must occur
@@ -453,13 +471,24 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 		for i, v := range q.variants {
 			frags[i] = fragments(v)
 		}
+		// The strongest matches only; among lines the quote holds, the
+		// longer ones (a joined quote holds its statement's lines, and
+		// maybe a "return err" that proves nothing).
 		var at []searchLine
+		best, longest := noMatch, 0
+		strength := make([]int, len(ls))
 		for i := range ls {
 			for j, v := range q.variants {
-				if matches(&ls[i], v, frags[j], q.wholeLine) {
-					at = append(at, ls[i])
-					break
-				}
+				strength[i] = max(strength[i], matches(&ls[i], v, frags[j], q.wholeLine))
+			}
+			best = max(best, strength[i])
+			if strength[i] == lineInQuote {
+				longest = max(longest, len(ls[i].text))
+			}
+		}
+		for i := range ls {
+			if best != noMatch && strength[i] == best && (best == quoteInLine || 2*len(ls[i].text) >= longest) {
+				at = append(at, ls[i])
 			}
 		}
 		if len(at) > 0 {

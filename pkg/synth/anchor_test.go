@@ -67,6 +67,7 @@ func TestAnchor(t *testing.T) {
 		{"line past the head's end with a quote snaps back", 80, []string{"`json.NewEncoder(w).Encode(names)` writes a partial list"}, 52, 52},
 		{"a case label is code, not a location", 19, []string{"handler.go:19: row := h.db.QueryRow(\"SELECT name, email FROM users WHERE id = '\" + id + \"'\")", "case 1: return x"}, 19, 0},
 		{"too short to prove anything", 25, []string{"`err`", "}"}, 25, 0},
+		{"two joined lines snap to the long statement, not a short line they also hold", 19, []string{"var name, email string; if err := row.Scan(&name, &email); err != nil {"}, 21, 0},
 		{"copied from the numbered diff, number and marker included", 21, []string{"49 +\t\trows.Scan(&n)"}, 49, 0},
 		{"a deleted line copied from the numbered diff", 33, []string{"   -\tif r.Header.Get(\"X-Admin\") != \"1\" {"}, 31, 0},
 	}
