@@ -352,6 +352,8 @@ type anchorer struct {
 	cache map[*diff.File][]searchLine
 	// headLines counts a file's head lines, when the head is known.
 	headLines map[*diff.File]int
+	// strength is scratch space for anchor, one slot per search line.
+	strength []int
 }
 
 func newAnchorer(heads map[string]string) *anchorer {
@@ -476,7 +478,9 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 		// maybe a "return err" that proves nothing).
 		var at []searchLine
 		best, longest := noMatch, 0
-		strength := make([]int, len(ls))
+		a.strength = slices.Grow(a.strength[:0], len(ls))[:len(ls)]
+		strength := a.strength
+		clear(strength)
 		for i := range ls {
 			for j, v := range q.variants {
 				strength[i] = max(strength[i], matches(&ls[i], v, frags[j], q.wholeLine))
