@@ -168,6 +168,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	res.TestingGaps, res.Coverage.TestingGapsDropped = collectNotes(gaps...)
 	res.ResidualRisks, res.Coverage.ResidualRisksDropped = collectNotes(risks...)
 	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
+	o.logf("synthesize: %d findings moved to the line their evidence quotes, %d dropped as unanchored", out.Snapped, out.DroppedByReason[synth.ReasonUnanchored])
 
 	// Stage 5b: validate.
 	posted := out.Gated

@@ -354,6 +354,8 @@ type anchorer struct {
 	headLines map[*diff.File]int
 	// strength is scratch space for anchor, one slot per search line.
 	strength []int
+	// snapped counts the findings whose line anchor moved.
+	snapped int
 }
 
 func newAnchorer(heads map[string]string) *anchorer {
@@ -514,7 +516,10 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 	best := slices.MinFunc(at, func(x, y searchLine) int {
 		return cmp.Or(cmp.Compare(distance(x.no, f.Line), distance(y.no, f.Line)), cmp.Compare(x.no, y.no))
 	})
-	f.Line = best.no
+	if best.no != f.Line {
+		f.Line = best.no
+		a.snapped++
+	}
 	return true
 }
 

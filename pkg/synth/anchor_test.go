@@ -151,6 +151,14 @@ func TestAnchorDropReason(t *testing.T) {
 	if len(out.Gated) != 1 || out.Gated[0].Title != "real" {
 		t.Errorf("got gated %+v; want the real finding", out.Gated)
 	}
+	if out.Snapped != 0 {
+		t.Errorf("got %d snapped; want 0 (the real finding was on its line)", out.Snapped)
+	}
+	moved := Synthesize(Input{Files: []*diff.File{df}, Heads: heads, Results: []PersonaResult{res("correctness",
+		fnd("off by one", "handler.go", 50, finding.P1, 75, evidence("handler.go:49: rows.Scan(&n)")))}})
+	if moved.Snapped != 1 || len(moved.Gated) != 1 || moved.Gated[0].Line != 49 {
+		t.Errorf("got %d snapped, gated %+v; want 1, the finding on line 49", moved.Snapped, moved.Gated)
+	}
 }
 
 func TestParseEvidence(t *testing.T) {

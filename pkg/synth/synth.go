@@ -104,6 +104,9 @@ type Output struct {
 	// to DroppedByReason[ReasonDemoted]); report-only demotions are
 	// len(Demoted).
 	Demotions int
+	// Snapped counts the findings step 1 moved to the line their evidence
+	// quotes (the model named another line).
+	Snapped int
 }
 
 // Synthesize runs the nine steps of Stage 5 over in.
@@ -119,7 +122,9 @@ func Synthesize(in Input) Output {
 	files := newFileIndex(in.Files)
 
 	// 1. validate
-	fs := validate(collect(in.Results), files, newAnchorer(in.Heads), out.DroppedByReason)
+	anchors := newAnchorer(in.Heads)
+	fs := validate(collect(in.Results), files, anchors, out.DroppedByReason)
+	out.Snapped = anchors.snapped
 	// 2. deduplicate
 	groups := dedupe(fs, out.DroppedByReason)
 	// 3. promote
