@@ -449,8 +449,10 @@ func (a *anchorer) inHead(f *diff.File, n int) bool {
 }
 
 // anchor checks f's evidence against df and snaps f.Line. It reports false
-// when f must be dropped as unanchored.
-func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
+// when f must be dropped as unanchored; otherwise it also returns the lines
+// f's evidence quotes: for each quote that matched, its occurrence nearest
+// the final line (sorted, no repeats).
+func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 	var qs []quote
 	for _, e := range f.Evidence {
 		for _, q := range parseEvidence(e) {
@@ -460,7 +462,7 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 		}
 	}
 	if len(qs) == 0 {
-		return true
+		return true, nil
 	}
 	ls := a.lines(df)
 	type hit struct {
@@ -502,25 +504,32 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) bool {
 		}
 	}
 	if len(hits) == 0 {
-		return !anyCode
+		return !anyCode, nil
 	}
-	for _, h := range hits {
-		if slices.ContainsFunc(h.at, func(l searchLine) bool { return l.no <= f.Line && f.Line <= l.no+h.span }) {
-			return true
-		}
-	}
-	at := hits[0].at
-	if slices.ContainsFunc(at, func(l searchLine) bool { return l.changed }) {
-		at = slices.DeleteFunc(slices.Clone(at), func(l searchLine) bool { return !l.changed })
-	}
-	best := slices.MinFunc(at, func(x, y searchLine) int {
-		return cmp.Or(cmp.Compare(distance(x.no, f.Line), distance(y.no, f.Line)), cmp.Compare(x.no, y.no))
+	onQuote := slices.ContainsFunc(hits, func(h hit) bool {
+		return slices.ContainsFunc(h.at, func(l searchLine) bool { return l.no <= f.Line && f.Line <= l.no+h.span })
 	})
-	if best.no != f.Line {
-		f.Line = best.no
+	if !onQuote {
+		at := hits[0].at
+		if slices.ContainsFunc(at, func(l searchLine) bool { return l.changed }) {
+			at = slices.DeleteFunc(slices.Clone(at), func(l searchLine) bool { return !l.changed })
+		}
+		f.Line = nearest(at, f.Line)
 		a.snapped++
 	}
-	return true
+	lines := make([]int, 0, len(hits))
+	for _, h := range hits {
+		lines = append(lines, nearest(h.at, f.Line))
+	}
+	slices.Sort(lines)
+	return true, slices.Compact(lines)
+}
+
+// nearest returns the line of at nearest to n, the lower one on a tie.
+func nearest(at []searchLine, n int) int {
+	return slices.MinFunc(at, func(x, y searchLine) int {
+		return cmp.Or(cmp.Compare(distance(x.no, n), distance(y.no, n)), cmp.Compare(x.no, y.no))
+	}).no
 }
 
 // samePath reports whether a path named in evidence is the file's: the

@@ -3,6 +3,7 @@ package synth
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,8 +244,12 @@ func FuzzAnchor(f *testing.F) {
 		}
 		fnd := fnd("x", "handler.go", line, finding.P1, 75, evidence(ev))
 		a := newAnchorer(map[string]string{"handler.go": head})
-		if a.anchor(&fnd, df) && fnd.Line != line && (fnd.Line < 1 || fnd.Line > 53) {
+		ok, quoted := a.anchor(&fnd, df)
+		if ok && fnd.Line != line && (fnd.Line < 1 || fnd.Line > 53) {
 			t.Fatalf("evidence %q moved line %d to %d, outside the file", ev, line, fnd.Line)
+		}
+		if !ok && quoted != nil || !slices.IsSorted(quoted) {
+			t.Fatalf("evidence %q: got quoted lines %v (ok %v); want sorted, none when dropped", ev, quoted, ok)
 		}
 	})
 }

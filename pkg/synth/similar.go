@@ -69,14 +69,29 @@ var testWord = stem("test")
 // transitively (so 10, 13, 16 with one title is one finding). Each cluster
 // becomes one group; the findings merged away are counted as
 // ReasonDuplicate. Clusters do not depend on the order findings arrived in.
-func dedupe(fs []finding.Finding, dropped map[string]int) []group {
-	sorted := slices.Clone(fs)
-	slices.SortFunc(sorted, func(x, y finding.Finding) int {
+//
+// quoted[i], when given, lists the file lines fs[i]'s evidence quotes (from
+// anchoring): two findings quoting one line quote "the same line" however
+// much of it each copied.
+func dedupe(fs []finding.Finding, quoted [][]int, dropped map[string]int) []group {
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		x, y := fs[a], fs[b]
 		return cmp.Or(strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), compareFindings(x, y))
 	})
-	probs := make([]problem, len(sorted))
-	for i := range sorted {
-		probs[i] = newProblem(sorted[i])
+	sorted := make([]finding.Finding, len(fs))
+	probs := make([]problem, len(fs))
+	for i, k := range idx {
+		sorted[i] = fs[k]
+		probs[i] = newProblem(fs[k])
+		if k < len(quoted) {
+			for _, n := range quoted[k] {
+				probs[i].lines[n] = true
+			}
+		}
 	}
 	// Union-find over the pairs that are one problem; the root of a
 	// cluster is its first member in sorted order.
@@ -126,10 +141,11 @@ type problem struct {
 	words    map[string]bool // title words
 	all      map[string]bool // title and why_it_matters words
 	quotes   map[string]bool // normalized code quotes of the evidence
+	lines    map[int]bool    // the file lines the evidence quotes, from anchoring
 }
 
 func newProblem(f finding.Finding) problem {
-	p := problem{title: normalizeTitle(f.Title), words: bagOfWords(f.Title), quotes: map[string]bool{}}
+	p := problem{title: normalizeTitle(f.Title), words: bagOfWords(f.Title), quotes: map[string]bool{}, lines: map[int]bool{}}
 	if len(f.Reviewers) > 0 {
 		p.reviewer = f.Reviewers[0]
 	}
@@ -192,8 +208,14 @@ func kinds(words map[string]bool) map[string]bool {
 	return out
 }
 
-// sharesQuote reports whether a and b quote the same code line.
+// sharesQuote reports whether a and b quote the same code line: a file
+// line both quotes matched, or the same code quote.
 func sharesQuote(a, b problem) bool {
+	for n := range a.lines {
+		if b.lines[n] {
+			return true
+		}
+	}
 	for q := range a.quotes {
 		if b.quotes[q] {
 			return true

@@ -313,3 +313,27 @@ func TestBagOfWords(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupeSameQuotedLine: two personas quote one line, each copying a
+// different part of it; anchoring finds it is the same line, and with a
+// modest overlap of what they say that makes them one finding.
+func TestDedupeSameQuotedLine(t *testing.T) {
+	df, head := anchorFixture(t)
+	a := fnd("Token written to the debug log", "handler.go", 18, finding.P1, 50, by("security"), evidence("handler.go:18: `r.Header.Get(\"Authorization\")`"), func(f *finding.Finding) {
+		f.WhyItMatters = "Whoever reads the logs can replay the caller's credentials."
+	})
+	b := fnd("Printf exposes request headers", "handler.go", 19, finding.P1, 50, by("correctness"), evidence("`log.Printf(\"get user %s token=%s\", id`"), func(f *finding.Finding) {
+		f.WhyItMatters = "Whoever reads the logs sees the caller's credentials."
+	})
+	out := Synthesize(Input{Files: []*diff.File{df}, Heads: map[string]string{"handler.go": head}, Results: []PersonaResult{res("security", a), res("correctness", b)}})
+	if len(out.Gated) != 1 || out.DroppedByReason[ReasonDuplicate] != 1 || out.Gated[0].Line != 18 {
+		t.Fatalf("got gated %+v, drops %v; want one promoted finding on line 18", out.Gated, out.DroppedByReason)
+	}
+	pa, pb := newProblem(a), newProblem(b)
+	if sharesQuote(pa, pb) {
+		t.Errorf("the two quotes differ as text; want only anchoring to find the shared line")
+	}
+	if s, tt := similarity(pa, pb), dice(pa.words, pb.words); s < QuoteSimilarity || tt >= MinTitleSimilarity {
+		t.Errorf("similarity %.2f, titles %.2f; want at least %.2f and below %.2f, so that only the shared line merges them", s, tt, QuoteSimilarity, MinTitleSimilarity)
+	}
+}

@@ -123,10 +123,10 @@ func Synthesize(in Input) Output {
 
 	// 1. validate
 	anchors := newAnchorer(in.Heads)
-	fs := validate(collect(in.Results), files, anchors, out.DroppedByReason)
+	fs, quoted := validate(collect(in.Results), files, anchors, out.DroppedByReason)
 	out.Snapped = anchors.snapped
 	// 2. deduplicate
-	groups := dedupe(fs, out.DroppedByReason)
+	groups := dedupe(fs, quoted, out.DroppedByReason)
 	// 3. promote
 	promote(groups)
 	// 4. split off pre-existing

@@ -29,8 +29,11 @@ const maxTitle = 100
 // Input.Heads has it, else any line >= 1 is accepted (the Stage 5b
 // validator reads the head file). A deleted file has no new version, so any
 // line on it is outside.
-func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped map[string]int) []finding.Finding {
-	kept := fs[:0] // fs is synthesis's own copy: filter in place
+//
+// quoted[i] lists the lines kept[i]'s evidence quotes (see anchor), for
+// deduplication's "same quoted line".
+func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped map[string]int) (kept []finding.Finding, quoted [][]int) {
+	kept = fs[:0] // fs is synthesis's own copy: filter in place
 	for _, f := range fs {
 		if !schemaValid(f) {
 			dropped[ReasonInvalid]++
@@ -43,7 +46,8 @@ func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped 
 		}
 		// Anchoring first: a line a model miscounted past the end is
 		// moved back to its quoted code before it is judged.
-		if !anchors.anchor(&f, df) {
+		ok, lines := anchors.anchor(&f, df)
+		if !ok {
 			dropped[ReasonUnanchored]++
 			continue
 		}
@@ -53,8 +57,9 @@ func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped 
 		}
 		f.File = df.Path()
 		kept = append(kept, f)
+		quoted = append(quoted, lines)
 	}
-	return kept
+	return kept, quoted
 }
 
 // schemaValid checks the rules of prompts/findings.schema.json that survive

@@ -70,7 +70,7 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dropped := map[string]int{}
-			got := validate([]finding.Finding{tt.f}, newFileIndex(files), newAnchorer(nil), dropped)
+			got, _ := validate([]finding.Finding{tt.f}, newFileIndex(files), newAnchorer(nil), dropped)
 			if tt.reason == "" {
 				if len(got) != 1 {
 					t.Fatalf("got %d kept (dropped %v); want 1", len(got), dropped)
