@@ -450,8 +450,8 @@ func (a *anchorer) inHead(f *diff.File, n int) bool {
 
 // anchor checks f's evidence against df and snaps f.Line. It reports false
 // when f must be dropped as unanchored; otherwise it also returns the lines
-// f's evidence quotes: for each quote that matched, its occurrence nearest
-// the final line (sorted, no repeats).
+// f's evidence quotes: for each code quote (or prose equal to a whole line)
+// that matched, its occurrence nearest the final line (sorted, no repeats).
 func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 	var qs []quote
 	for _, e := range f.Evidence {
@@ -468,6 +468,9 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 	type hit struct {
 		span int
 		at   []searchLine
+		// precise: a code quote, or prose equal to a whole line; an
+		// identifier named in prose locates but does not pin a line.
+		precise bool
 	}
 	var hits []hit
 	anyCode := false
@@ -500,7 +503,7 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 			}
 		}
 		if len(at) > 0 {
-			hits = append(hits, hit{span: q.span, at: at})
+			hits = append(hits, hit{span: q.span, at: at, precise: q.code || q.wholeLine})
 		}
 	}
 	if len(hits) == 0 {
@@ -519,7 +522,9 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 	}
 	lines := make([]int, 0, len(hits))
 	for _, h := range hits {
-		lines = append(lines, nearest(h.at, f.Line))
+		if h.precise {
+			lines = append(lines, nearest(h.at, f.Line))
+		}
 	}
 	slices.Sort(lines)
 	return true, slices.Compact(lines)
