@@ -1080,6 +1080,12 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		// The raw media type: the file's bytes, at any size up to 100 MB.
+		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		_, _ = io.WriteString(w, content)
+		return
+	}
 	m := template("content-file-response-if-content-is-a-file.json")
 	repo := repoOf(r)
 	sha := blobSHA(content)
