@@ -114,6 +114,9 @@ type Server struct {
 	reviews  map[int][]*Comment // review comments per PR
 	contents map[string]string  // ref + "\x00" + path
 	checks   []*CheckRun
+	compares map[string]Compare // base + "..." + head
+	reacts   map[int64][]string // comment id → reaction contents, in order
+	refused  map[string]bool    // check-run conclusions answered with 422
 	faults   []*Fault
 	// barrierTimeouts counts held requests released by their timeout
 	// instead of the gate opening.
@@ -131,6 +134,9 @@ func New() *Server {
 		comments: map[int][]*Comment{},
 		reviews:  map[int][]*Comment{},
 		contents: map[string]string{},
+		compares: map[string]Compare{},
+		reacts:   map[int64][]string{},
+		refused:  map[string]bool{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPull)
@@ -145,6 +151,8 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -909,6 +917,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if req.Conclusion != nil && s.refused[*req.Conclusion] {
+		s.mu.Unlock()
+		writeValidation(w, "CheckRun", "conclusion", "invalid", fmt.Sprintf("conclusion %q is not allowed here", *req.Conclusion))
+		return
+	}
 	s.nextID++
 	c := &CheckRun{ID: s.nextID, HeadSHA: *req.HeadSHA, Status: "queued"}
 	c.apply(req)
