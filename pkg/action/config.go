@@ -58,6 +58,17 @@ const (
 	ModeReportOnly = "report-only"
 )
 
+// Values of the on-new-commits input.
+const (
+	// OnNewCommitsReview reviews the commits pushed since the last report
+	// (an incremental re-review; the default).
+	OnNewCommitsReview = "review"
+	// OnNewCommitsSkip skips them, and the new head's check is never green.
+	OnNewCommitsSkip = "skip"
+	// DefaultOnNewCommits is the input's default.
+	DefaultOnNewCommits = OnNewCommitsReview
+)
+
 // FailOnNever is the fail-on value that never fails the check.
 const FailOnNever = "never"
 
@@ -115,6 +126,7 @@ func Inputs() []Input {
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
 		{Name: "bot-login", Default: DefaultBotLogin},
+		{Name: "on-new-commits", Default: DefaultOnNewCommits},
 		{Name: "quiet", Default: "false"},
 	}
 }
@@ -136,7 +148,10 @@ type Config struct {
 	MaxConcurrency int
 	MaxLLMCalls    int
 	BotLogin       string
-	Quiet          bool
+	// OnNewCommits is what a push after a report does: OnNewCommitsReview
+	// (review the new commits) or OnNewCommitsSkip.
+	OnNewCommits string
+	Quiet        bool
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -257,6 +272,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.MaxLLMCalls = p.number("max-llm-calls", in["max-llm-calls"], MinMaxLLMCalls, MaxMaxLLMCalls)
 
 	c.BotLogin = in["bot-login"]
+
+	c.OnNewCommits = strings.ToLower(in["on-new-commits"])
+	if c.OnNewCommits != OnNewCommitsReview && c.OnNewCommits != OnNewCommitsSkip {
+		p.add("on-new-commits", fmt.Sprintf("%q is not one of %s, %s", in["on-new-commits"], OnNewCommitsReview, OnNewCommitsSkip))
+	}
 
 	switch q := in["quiet"]; q {
 	case "true", "True", "TRUE":
