@@ -28,7 +28,9 @@ func TestNoSecretsRuns(t *testing.T) {
 	}{
 		{name: "dependabot bump", pr: githubtest.PR{Title: "chore(deps): bump golang.org/x/net from 0.23.0 to 0.24.0", Author: "dependabot[bot]"},
 			actor: "dependabot[bot]", wantExit: 0, want: []string{"skipped"}},
-		{name: "dependabot bump with a body", pr: githubtest.PR{Title: "chore(deps): bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
+		{name: "dependabot bump with release notes", pr: githubtest.PR{Title: "chore(deps): bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
+			actor: "dependabot[bot]", wantExit: 0, want: []string{"skipped"}},
+		{name: "dependabot PR without a trivial title", pr: githubtest.PR{Title: "Bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
 			actor: "dependabot[bot]", wantExit: 2, want: []string{"::error::", "api-key", "Dependabot"}},
 		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
 			want: []string{"::error::", "api-key", "fork"}},
@@ -97,7 +99,7 @@ func TestCarriedFailureWithReadOnlyToken(t *testing.T) {
 	s := newStage(t)
 	pr := s.addPR(githubtest.PR{})
 	s.gh.AddComment(pr.Number, botLogin, "<!-- anchor-review:report -->\n"+
-		`<!-- anchor-review:meta {"version":1,"head_sha":"`+strings.Repeat("c", 40)+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
+		`<!-- anchor-review:meta {"version":1,"head_sha":"`+pr.HeadSHA+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
 	s.gh.Inject(githubtest.ReadOnlyToken())
 	s.event("pull_request", "pull_request.synchronize", pr)
 

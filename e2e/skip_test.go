@@ -8,6 +8,8 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 )
 
+const earlierHead = "1111111111111111111111111111111111111111"
+
 // earlierReport is the report comment a previous run left: its metadata
 // says the review of an older head found blocking problems.
 const earlierReport = reportMk + "\n" +
@@ -68,7 +70,9 @@ func TestSkippedPR(t *testing.T) {
 			s := newStage(t)
 			pr := s.addPR(tt.pr)
 			if tt.comment != "" {
-				s.gh.AddComment(pr.Number, botLogin, tt.comment)
+				// The earlier report is for this very head (a re-run of the
+				// same commit); a report for an older head is no skip.
+				s.gh.AddComment(pr.Number, botLogin, strings.ReplaceAll(tt.comment, earlierHead, pr.HeadSHA))
 			}
 			s.event("pull_request", tt.event, pr)
 

@@ -127,6 +127,7 @@ func (c *Client) Requests() int { return int(c.tr.requests.Load()) }
 type PR struct {
 	Number                     int
 	Title, Body, State, Author string
+	AuthorIsBot                bool // user.type is "Bot"
 	HTMLURL                    string
 	Merged, Draft              bool
 	HeadSHA, BaseSHA           string
@@ -147,6 +148,7 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (*P
 		Body:         p.GetBody(),
 		State:        p.GetState(),
 		Author:       p.GetUser().GetLogin(),
+		AuthorIsBot:  p.GetUser().GetType() == "Bot",
 		HTMLURL:      p.GetHTMLURL(),
 		Merged:       p.GetMerged(),
 		Draft:        p.GetDraft(),

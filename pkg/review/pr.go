@@ -142,7 +142,8 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 }
 
 func skipPR(p *github.PR) skip.PR {
-	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body}
+	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body,
+		Author: p.Author, AuthorIsBot: p.AuthorIsBot, HeadSHA: p.HeadSHA}
 }
 
 func skipComments(cs []github.Comment) []skip.Comment {
