@@ -2,6 +2,7 @@ package report
 
 import (
 	"flag"
+	"reflect"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -297,7 +298,7 @@ func TestCommentContract(t *testing.T) {
 		t.Fatalf("second line: %v", err)
 	}
 	want := marker.Meta{Version: 1, HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 3}
-	if meta != want {
+	if !reflect.DeepEqual(meta, want) {
 		t.Errorf("meta = %+v; want %+v", meta, want)
 	}
 	if got := strings.Count(body, "anchor-review:report"); got != 1 {
