@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,7 @@ type GitHub interface {
 	EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
 	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
+	ReactToComment(ctx context.Context, owner, repo string, id int64, content string) error
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -99,6 +101,14 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
+	if ev.CommentID != 0 {
+		// Acknowledge the /anchor-review command before the review starts;
+		// a token that may not react does not stop the review.
+		if err := d.GitHub.ReactToComment(ctx, ev.Owner, ev.Repo, ev.CommentID, github.ReactionEyes); err != nil {
+			logf("anchor-review: could not react to the %s comment: %v", Command, err)
+		}
+	}
+
 	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
 	opts := review.Options{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, Rerun: ev.Rerun,
@@ -106,7 +116,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Exclude: c.Exclude, Personas: c.Personas,
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
-		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
+		BotLogin: c.BotLogin, OnNewCommits: c.OnNewCommits, Fence: d.Fence, Logf: logf,
 		PrecheckOnly: d.MissingKey != nil,
 	}
 	res, pr, err := rv.ReviewPR(ctx, opts)
@@ -248,6 +258,9 @@ type PublishOptions struct {
 // log names the missing permission. It returns the step outputs.
 func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...any), po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
 	p := publisher{gh: gh, a: n, logf: logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
+	if pr != nil && pr.Info != nil {
+		p.prURL = pr.Info.HTMLURL
+	}
 	return p.publish(ctx, po, res, pr, ro)
 }
 
@@ -258,6 +271,7 @@ type publisher struct {
 	owner, repo string
 	n           int
 	bot         string
+	prURL       string // the PR's page, the details of an action_required check
 }
 
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
@@ -292,6 +306,15 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	readOnly := false
 	if c.Mode == ModeComment {
+		// Re-read the comments: another run may have posted since Stage 1
+		// (two pushes racing), and there must still be one report.
+		fresh, superseded := p.reread(ctx, pr, res)
+		pr = fresh
+		if superseded {
+			chk := report.Check(res, ro)
+			out.CheckWritten = p.check(ctx, res, chk)
+			return out
+		}
 		body := report.Comment(res, ro)
 		if body == "" && len(p.own(pr.Comments)) > 0 {
 			// quiet and nothing to report, but an earlier report exists: it
@@ -324,16 +347,68 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	return out
 }
 
+// reread lists the PR's comments again just before publishing, so the
+// report edited is the one actually posted last, not the one Stage 1 saw.
+// superseded is true when a report for another head appeared since Stage 1
+// and the PR's head has moved past this run's: a newer run owns the report,
+// and this (older) run must not overwrite it.
+func (p publisher) reread(ctx context.Context, pr *review.PR, res review.Result) (_ *review.PR, superseded bool) {
+	fresh, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
+	if err != nil {
+		p.logf("anchor-review: could not re-read the comments before publishing (%v); using those read at the start", err)
+		return pr, false
+	}
+	now, okNow := skip.LastReport(skipComments(fresh), p.bot)
+	then, okThen := skip.LastReport(skipComments(pr.Comments), p.bot)
+	out := &review.PR{Info: pr.Info, Comments: fresh}
+	if !okNow || now.HeadSHA == res.HeadSHA || (okThen && now.HeadSHA == then.HeadSHA) {
+		return out, false
+	}
+	info, err := p.gh.PullRequest(ctx, p.owner, p.repo, p.n)
+	if err != nil || info.HeadSHA == res.HeadSHA {
+		return out, false
+	}
+	p.logf("anchor-review: a report for %s was posted while this run reviewed %s, and the pull request has moved on to %s: leaving the newer report alone",
+		short(now.HeadSHA), short(res.HeadSHA), short(info.HeadSHA))
+	return out, true
+}
+
+func skipComments(cs []github.Comment) []skip.Comment {
+	out := make([]skip.Comment, len(cs))
+	for i, c := range cs {
+		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+	}
+	return out
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
 // check creates the check run; false when the token may not write checks.
+// GitHub may refuse action_required (422): the run then fails instead,
+// never turns green.
 func (p publisher) check(ctx context.Context, res review.Result, chk report.CheckOutput) bool {
 	if res.HeadSHA == "" {
 		return true
 	}
 	cr := github.CheckRun{Name: CheckName, HeadSHA: res.HeadSHA, Status: "completed", Conclusion: chk.Conclusion, Title: chk.Title, Summary: chk.Summary}
+	if chk.Conclusion == report.ConclusionActionRequired {
+		cr.DetailsURL = p.prURL
+	}
 	for _, an := range chk.Annotations {
 		cr.Annotations = append(cr.Annotations, github.Annotation{Path: an.Path, StartLine: an.StartLine, EndLine: an.EndLine, Level: an.Level, Title: an.Title, Message: an.Message})
 	}
 	_, err := p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
+	var api *github.APIError
+	if cr.Conclusion == report.ConclusionActionRequired && errors.As(err, &api) && api.Status == http.StatusUnprocessableEntity {
+		p.logf("anchor-review: GitHub refused the action_required conclusion (%v); the check fails instead", err)
+		cr.Conclusion = report.ConclusionFailure
+		_, err = p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
+	}
 	var pe *github.PermissionError
 	switch {
 	case errors.As(err, &pe):

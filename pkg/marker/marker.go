@@ -113,8 +113,11 @@ func FormatMeta(m Meta) string {
 		m.Findings = fs
 	}
 	b, _ := json.Marshal(m) // a struct of strings and ints cannot fail
-	// json.Marshal escapes <, > and & so the JSON cannot close the comment.
-	return metaPrefix + string(b) + metaSuffix
+	// json.Marshal escapes <, > and & so the JSON cannot close the comment;
+	// @ and # are escaped too, so a recorded title cannot mention anyone or
+	// reference an issue from inside the hidden line.
+	s := strings.NewReplacer("@", `\u0040`, "#", `\u0023`).Replace(string(b))
+	return metaPrefix + s + metaSuffix
 }
 
 // Verdicts and Conclusions are the values a meta line may carry; anything

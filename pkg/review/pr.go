@@ -11,6 +11,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
+	"github.com/anchor-review/anchor-review/pkg/synth"
 )
 
 // ReviewPR reviews one pull request end to end. The returned PR is what the
@@ -46,6 +47,19 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		return res, pr, nil
 	}
 	o.logf("skip: none of the four rules fired")
+	prev := dec.Previous
+	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
+		// on-new-commits skip: the seed's behaviour, but the earlier
+		// verdict cannot vouch for commits nobody reviewed.
+		n := r.countNew(ctx, o, prev.HeadSHA, info.HeadSHA)
+		res.Skipped, res.SkipRule, res.Carried = true, skip.RuleReviewed, prev
+		res.Unreviewed = &Unreviewed{Since: prev.HeadSHA, Commits: n}
+		res.Verdict = Verdict(prev.Verdict)
+		res.SkipReason = fmt.Sprintf("on-new-commits is skip: %s since the review of %s %s not reviewed; comment %s or run the workflow manually to review them",
+			commitCount(n), short(prev.HeadSHA), map[bool]string{true: "was", false: "were"}[n == 1], "/anchor-review")
+		o.logf("skip: %s", res.SkipReason)
+		return res, pr, nil
+	}
 	if o.PrecheckOnly {
 		return res, pr, ErrNeedsModel
 	}
@@ -63,6 +77,30 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 		res.Partial = true
+	}
+	// A PR reviewed before at an older head: review the new commits only
+	// (or, when that cannot be done safely, the whole PR).
+	var plan *carryPlan
+	if prev != nil {
+		plan, res.Rereview = r.plan(ctx, o, prev, info.HeadSHA, d)
+	}
+	if plan != nil {
+		d = plan.delta
+	}
+	heads := func(ctx context.Context, path string) (string, bool, error) {
+		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
+	}
+	if plan != nil && len(plan.delta.Files) == 0 {
+		// The new commits changed none of the PR's files (a merge of the
+		// base branch): nothing for the personas; carry what was found.
+		o.logf("rereview: the new commits change none of the pull request's files")
+		calls := &callBudget{limit: o.MaxLLMCalls}
+		res.Coverage.ValidatorRan = o.Validate
+		res.Findings = r.carry(ctx, o, &res, nil, plan, prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, newFileCache(heads).get, calls)
+		synth.Number(res.Findings)
+		res.Verdict = DecideVerdict(res)
+		res.Coverage.Usage.Wall = time.Since(start)
+		return res, pr, nil
 	}
 	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
 	// previous-comments selects on review comments from people (SPEC's
@@ -82,10 +120,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 
 	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
-	heads := func(ctx context.Context, path string) (string, bool, error) {
-		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
-	}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads})
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, carry: plan})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }
@@ -139,6 +174,17 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 		d.Files = append(d.Files, f)
 	}
 	return d, nil
+}
+
+// commitCount renders "1 commit", "3 commits", or "the new commits".
+func commitCount(n int) string {
+	switch {
+	case n == 1:
+		return "1 commit"
+	case n > 1:
+		return fmt.Sprintf("%d commits", n)
+	}
+	return "the new commits"
 }
 
 func skipPR(p *github.PR) skip.PR {

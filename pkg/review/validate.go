@@ -16,8 +16,11 @@ import (
 )
 
 // validate is Stage 5b: one independent call per finding, most severe first
-// within the budget, each finding's head file fetched once per run.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) []finding.Finding {
+// within the budget, each finding's head file fetched once per run. It
+// returns the confirmed findings, and apart the findings that got no
+// verdict (over the budget, or the validator failed): every finding that
+// is in neither was refuted. Both kinds of drop are recorded in Coverage.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -34,6 +37,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	if len(order) > budget {
 		for _, i := range order[budget:] {
 			f := gated[i]
+			unchecked = append(unchecked, f)
 			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
 		}
 		order = order[:budget]
@@ -50,6 +54,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	contents := newFileCache(head)
 	var usageMu sync.Mutex
 	verdicts := make([]*finding.Validation, len(gated))
+	failed := make([]bool, len(gated)) // no verdict: the validator could not judge
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.MaxConcurrency)
 	for _, i := range order {
@@ -57,7 +62,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		g.Go(func() error {
 			content, found, err := contents.get(gctx, f.File)
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+				verdicts[i], failed[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}, true
 				return nil
 			}
 			if n := lineCount(content); found && f.Line > n {
@@ -74,7 +79,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				c.Files = files
 			}
 			if !calls.take() {
-				verdicts[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
+				verdicts[i], failed[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}, true
 				return nil
 			}
 			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
@@ -88,7 +93,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				err = decodeStrict(resp.JSON, &v)
 			}
 			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: validatorFailure(err)}
+				verdicts[i], failed[i] = &finding.Validation{Reason: validatorFailure(err)}, true
 				return nil
 			}
 			verdicts[i] = &v
@@ -97,7 +102,6 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	}
 	_ = g.Wait()
 
-	var kept []finding.Finding
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
@@ -110,10 +114,13 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		if v != nil && v.Reason != "" {
 			reason = v.Reason
 		}
+		if v == nil || failed[i] {
+			unchecked = append(unchecked, f)
+		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
 	}
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
-	return kept
+	return kept, unchecked
 }
 
 // validatorFailure names why a validator call gave no verdict, briefly:
