@@ -2,10 +2,10 @@ package report
 
 import (
 	"flag"
-	"reflect"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"

@@ -66,7 +66,7 @@ type Options struct {
 	// OnNewCommitsReview (default) reviews the commits since, carrying the
 	// earlier findings; OnNewCommitsSkip skips them, never green.
 	OnNewCommits string
-	Mode  string
+	Mode         string
 	// Validate runs Stage 5b (comment mode, and the CLI's --post).
 	Validate bool
 
