@@ -244,9 +244,11 @@ func (d *doc) meta() marker.Meta {
 		if len(f.Reviewers) > 0 {
 			reviewer = f.Reviewers[0]
 		}
+		// Model text (the title) and PR text (the path) are redacted like
+		// everything else the comment holds: the hidden line is public too.
 		m.Findings = append(m.Findings, marker.Finding{
-			File: f.File, Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
-			Fingerprint: finding.Fingerprint(f), Title: f.Title, Reviewer: reviewer, Commit: commit,
+			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
+			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
 		})
 	}
 	return m
