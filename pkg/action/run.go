@@ -163,6 +163,10 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		// written (a read-only token): the exit code must carry it, or a
 		// push after a failed review would pass.
 		return fmt.Errorf("%w: the earlier review's failure is carried forward and the check run could not be written", ErrBlocking)
+	case out.Skipped && out.Conclusion == report.ConclusionActionRequired && !out.CheckWritten:
+		// on-new-commits skip left commits unreviewed and no check says
+		// so: the step must not read as a pass.
+		return fmt.Errorf("%w: new commits were not reviewed (on-new-commits: skip) and the check run could not be written", ErrBlocking)
 	case out.Skipped:
 		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
 		// the carried-forward check run, not the step, holds the verdict.
@@ -299,8 +303,8 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		// Rule 4: the new head still gets a check, carrying the earlier
 		// verdict forward so skipping can never turn a required check green.
 		chk := report.Check(res, ro)
+		out.CheckWritten = p.check(ctx, res, &chk)
 		out.Conclusion = chk.Conclusion
-		out.CheckWritten = p.check(ctx, res, chk)
 		return out
 	}
 
@@ -312,7 +316,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		pr = fresh
 		if superseded {
 			chk := report.Check(res, ro)
-			out.CheckWritten = p.check(ctx, res, chk)
+			out.CheckWritten = p.check(ctx, res, &chk)
 			return out
 		}
 		body := report.Comment(res, ro)
@@ -335,7 +339,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		out.CommentURL = url
 	}
 	chk := report.Check(res, ro)
-	out.CheckWritten = p.check(ctx, res, chk)
+	out.CheckWritten = p.check(ctx, res, &chk)
 	if !out.CheckWritten {
 		readOnly = true
 	}
@@ -390,8 +394,8 @@ func short(sha string) string {
 
 // check creates the check run; false when the token may not write checks.
 // GitHub may refuse action_required (422): the run then fails instead,
-// never turns green.
-func (p publisher) check(ctx context.Context, res review.Result, chk report.CheckOutput) bool {
+// never turns green, and chk.Conclusion says so.
+func (p publisher) check(ctx context.Context, res review.Result, chk *report.CheckOutput) bool {
 	if res.HeadSHA == "" {
 		return true
 	}
@@ -406,7 +410,7 @@ func (p publisher) check(ctx context.Context, res review.Result, chk report.Chec
 	var api *github.APIError
 	if cr.Conclusion == report.ConclusionActionRequired && errors.As(err, &api) && api.Status == http.StatusUnprocessableEntity {
 		p.logf("anchor-review: GitHub refused the action_required conclusion (%v); the check fails instead", err)
-		cr.Conclusion = report.ConclusionFailure
+		cr.Conclusion, chk.Conclusion = report.ConclusionFailure, report.ConclusionFailure
 		_, err = p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
 	}
 	var pe *github.PermissionError
