@@ -152,8 +152,19 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 
+	return StepError(res, out, c.FailOn, err)
+}
+
+// StepError is the one mapping from a run's outcome to its exit class
+// (the Action's and the CLI's review --post alike): ErrCannotRun when every
+// persona failed (reviewErr, when not nil, says why), ErrBlocking when the
+// check fails on a posted finding, or when a skip's non-green conclusion
+// (carried failure, unreviewed commits) has no check run to carry it;
+// nil otherwise.
+func StepError(res review.Result, out StepOutputs, failOn string, reviewErr error) error {
 	switch {
 	case res.AllFailed:
+		err := reviewErr
 		if err == nil {
 			err = errors.New("every persona failed")
 		}
@@ -172,7 +183,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		// the carried-forward check run, not the step, holds the verdict.
 		return nil
 	case out.Conclusion == "failure":
-		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, failOn)
 	}
 	return nil
 }
