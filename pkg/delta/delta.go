@@ -76,9 +76,10 @@ func Map(f *diff.File, n int) Mapping {
 	return m
 }
 
-// inside finds old line n within hunk h: its new number when it survives,
-// else the new number of the next line that survives, else the hunk's last
-// new line. guess is used if the hunk does not hold line n (a
+// inside finds old line n within hunk h: its new number when it survives;
+// for a deleted line, the line that replaced it (the k-th deleted line of a
+// block maps to the k-th added line right after the block), else the next
+// new line, else the hunk's last new line. guess is used if the hunk does not hold line n (a
 // hand-built hunk whose counts disagree with its lines).
 func inside(h diff.Hunk, n, guess int) (line int, deleted bool) {
 	for i, l := range h.Lines {
@@ -88,8 +89,26 @@ func inside(h diff.Hunk, n, guess int) (line int, deleted bool) {
 		if l.Kind == diff.Context {
 			return l.NewNo, false
 		}
-		for _, next := range h.Lines[i+1:] {
-			if next.NewNo > 0 {
+		// A block of lines replaced by another: the k-th deleted line
+		// maps to the k-th line that replaced it, when there is one.
+		start, end := i, i
+		for start > 0 && h.Lines[start-1].Kind == diff.Delete {
+			start--
+		}
+		for end < len(h.Lines) && h.Lines[end].Kind == diff.Delete {
+			end++
+		}
+		if k := end + i - start; k < len(h.Lines) && h.Lines[k].Kind == diff.Add {
+			added := true
+			for _, a := range h.Lines[end : k+1] {
+				added = added && a.Kind == diff.Add
+			}
+			if added {
+				return h.Lines[k].NewNo, true
+			}
+		}
+		for _, next := range h.Lines[end:] {
+			if next.Kind == diff.Context {
 				return next.NewNo, true
 			}
 		}

@@ -32,6 +32,8 @@ func TestMap(t *testing.T) {
 	pure := head + "@@ -20,0 +21,2 @@\n+a\n+b\n"
 	del := head + "@@ -5,3 +5,1 @@\n-l5\n-l6\n l7\n"
 	tail := head + "@@ -8,3 +8,2 @@\n l8\n l9\n-l10\n"
+	// Old lines 11..13 replaced by two lines.
+	block := head + "@@ -10,5 +10,4 @@\n l10\n-l11\n-l12\n-l13\n+n11\n+n12\n l14\n"
 	tests := []struct {
 		name string
 		diff string
@@ -53,6 +55,8 @@ func TestMap(t *testing.T) {
 		{"deleted lines map to the next survivor", del, 6, Mapping{Line: 5, Touched: true, Deleted: true}},
 		{"after a deletion", del, 12, Mapping{Line: 10}},
 		{"deleted last line maps to the hunk's last line", tail, 10, Mapping{Line: 9, Touched: true, Deleted: true}},
+		{"a replaced block maps line by line", block, 12, Mapping{Line: 12, Touched: true, Deleted: true}},
+		{"a replaced block's extra line maps past the shorter replacement", block, 13, Mapping{Line: 13, Touched: true, Deleted: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
