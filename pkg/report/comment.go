@@ -544,8 +544,11 @@ func (d *doc) rereview(b *strings.Builder) {
 			fmt.Fprintf(b, " (%s)", plural(rr.Commits, "commit", "commits"))
 		}
 		b.WriteString(".\n\n")
-		fmt.Fprintf(b, "**Carried findings:** %s carried with their lines untouched, %s whose lines changed checked again by the validator",
+		fmt.Fprintf(b, "**Carried findings:** %s carried with their lines untouched; %s whose lines changed checked again by the validator",
 			fmtInt(rr.Carried), fmtInt(rr.Rechecked))
+		if refuted := rr.Rechecked - rr.Confirmed - rr.Unchecked; rr.Rechecked > 0 {
+			fmt.Fprintf(b, ": %s confirmed, %s no longer confirmed (gone; the validator's reasons are above)", fmtInt(rr.Confirmed), fmtInt(max(refuted, 0)))
+		}
 		if rr.Unchecked > 0 {
 			fmt.Fprintf(b, " (%s could not be checked again and %s kept: **the review is incomplete**)",
 				fmtInt(rr.Unchecked), map[bool]string{true: "is", false: "are"}[rr.Unchecked == 1])

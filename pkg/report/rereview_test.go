@@ -36,7 +36,7 @@ func rereviewed() review.Result {
 		Rereview: &review.Rereview{
 			Incremental: true, From: earlierSHA, To: headSHA, Commits: 2,
 			Heads:   []string{firstSHA, earlierSHA, headSHA},
-			Carried: 2, Rechecked: 1,
+			Carried: 2, Rechecked: 1, Confirmed: 0,
 			Gone:      []review.Rejection{{Title: "Leaked file handle", File: "store/tmp.go", Line: 5, Reason: "its file was deleted in 9c27eed"}},
 			OutsidePR: []string{"vendor/x.go"},
 		},

@@ -42,6 +42,10 @@ type Rereview struct {
 	// Rechecked those whose region changed and went to the validator.
 	Carried   int `json:"carried"`
 	Rechecked int `json:"rechecked"`
+	// Confirmed counts the rechecked findings the validator confirmed
+	// again; the others it refuted (see Coverage.Rejections) or could not
+	// judge (Unchecked).
+	Confirmed int `json:"confirmed"`
 	// Unchecked counts carried findings the validator could not judge
 	// (failed, or over budget): they stay, and the review is incomplete.
 	Unchecked int `json:"unchecked,omitempty"`
@@ -184,8 +188,8 @@ func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, head 
 		}
 	}
 	rr.Carried, rr.Rechecked = len(p.keep), len(p.recheck)
-	o.logf("rereview: %s..%s, %d commits, %d of the PR's files changed; %d findings carried, %d to check again, %d gone",
-		short(prev.HeadSHA), short(head), rr.Commits, len(p.delta.Files), rr.Carried, rr.Rechecked, len(rr.Gone))
+	o.logf("rereview: %s..%s, %s, %d of the PR's files changed; %d findings carried, %d to check again, %d gone",
+		short(prev.HeadSHA), short(head), commitCount(rr.Commits), len(p.delta.Files), rr.Carried, rr.Rechecked, len(rr.Gone))
 	return p, rr
 }
 
@@ -214,6 +218,8 @@ func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []fi
 		if o.Validate {
 			o.MaxValidations = max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
 			ok, unchecked := r.validate(ctx, o, res, p.recheck, p.prFiles, pc, head, calls)
+			rr.Confirmed = len(ok)
+			o.logf("rereview: %d of %d carried findings whose lines changed confirmed again, %d could not be checked", len(ok), len(p.recheck), len(unchecked))
 			kept = append(kept, ok...)
 			kept = append(kept, unchecked...)
 			rr.Unchecked = len(unchecked)
