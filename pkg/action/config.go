@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -128,6 +130,7 @@ func Inputs() []Input {
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "on-new-commits", Default: DefaultOnNewCommits},
 		{Name: "quiet", Default: "false"},
+		{Name: "incomplete", Default: review.IncompleteFailure},
 	}
 }
 
@@ -152,6 +155,9 @@ type Config struct {
 	// (review the new commits) or OnNewCommitsSkip.
 	OnNewCommits string
 	Quiet        bool
+	// Incomplete is the conclusion of an incomplete review with nothing
+	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
+	Incomplete string
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -287,6 +293,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		p.add("quiet", fmt.Sprintf("%q is not a boolean (true or false)", q))
 	}
 
+	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
+	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
+		p.add("incomplete", fmt.Sprintf("%q is not one of %s, %s", in["incomplete"], review.IncompleteFailure, review.IncompleteNeutral))
+	}
+
 	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)
 	if _, err := httpURL(c.APIURL); err != nil {
 		p.add("GITHUB_API_URL", err.Error())
@@ -318,12 +329,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // SplitRepository splits "owner/name" into its two non-empty parts.
 func SplitRepository(s string) (owner, repo string, ok bool) {
 	owner, repo, ok = strings.Cut(s, "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") ||
-		strings.ContainsAny(s, " \t\r\n") {
+	if !ok || !ownerName.MatchString(owner) || !repoName.MatchString(repo) || repo == "." || repo == ".." {
 		return "", "", false
 	}
 	return owner, repo, true
 }
+
+// GitHub's character sets: an owner is 1-39 letters, digits and hyphens
+// (underscores appear in some enterprise logins); a repository 1-100
+// letters, digits, '-', '_' and '.'. Anything else ("../x", "r?x=1#")
+// would send requests to other paths.
+var (
+	ownerName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$`)
+	repoName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
 
 // ParsePRNumber parses a pull request number: a positive decimal integer
 // that fits GitHub's 32-bit issue numbers. Surrounding space and one

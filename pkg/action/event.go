@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,6 +194,9 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 	if ev.PRNumber < 1 {
 		return Event{}, fmt.Errorf("%w: %s payload has no pull request number", ErrNoPR, name)
 	}
+	if ev.PRNumber > math.MaxInt32 {
+		return Event{}, fmt.Errorf("%w: %s payload's pull request number %d is out of range (1 to %d)", ErrPayload, name, ev.PRNumber, math.MaxInt32)
+	}
 
 	ev.HasPR = true
 	ev.HeadSHA = pr.Head.SHA
@@ -250,6 +254,9 @@ func (ev *Event) fromComment(p payload) error {
 	}
 	if p.Issue.Number < 1 {
 		return fmt.Errorf("%w: issue_comment payload has no issue number", ErrNoPR)
+	}
+	if p.Issue.Number > math.MaxInt32 {
+		return fmt.Errorf("%w: issue_comment payload's issue number %d is out of range (1 to %d)", ErrPayload, p.Issue.Number, math.MaxInt32)
 	}
 	ev.PRNumber, ev.CommentID = p.Issue.Number, p.Comment.ID
 	if !slices.Contains(commandAssociations, p.Comment.AuthorAssociation) {

@@ -150,6 +150,11 @@ func TestPublishReportOnly(t *testing.T) {
 			r := result(action.ModeReportOnly, true)
 			r.Partial, r.Verdict = true, review.Degraded
 			return r
+		}, wantConclusion: "failure"},
+		{name: "partial, incomplete: neutral", res: func() review.Result {
+			r := result(action.ModeReportOnly, true)
+			r.Partial, r.Verdict, r.IncompleteConclusion = true, review.Degraded, review.IncompleteNeutral
+			return r
 		}, wantConclusion: "neutral"},
 		{name: "every persona failed", res: func() review.Result {
 			r := result(action.ModeReportOnly, false)

@@ -59,7 +59,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, action.ErrBlocking):
+	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete):
 		return 1
 	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage):
 		return 2

@@ -153,7 +153,7 @@ func TestDemoOutcomes(t *testing.T) {
 	}{
 		{"buggy", []string{"conclusion=failure", "verdict=not-ready", "SQL query built by string formatting", "OFFSET skips the first page", "Webhook HTTP client has no timeout", "Exported method Searched has no doc comment"}},
 		{"clean", []string{"conclusion=success", "verdict=ready", "No findings reached confidence anchor 75"}},
-		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "cost: 2 GitHub requests"}},
+		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "skipped — Review skipped: trivial automated pull request", "cost: 3 GitHub requests"}},
 		{"reviewed", []string{"Skipped by rule 4", "0 model calls", "failure"}},
 		// A push after the buggy review: the delta reviewed, the untouched
 		// webhook findings carried, the two fixed SQL findings gone, the

@@ -456,8 +456,10 @@ func (c *Client) Tree(ctx context.Context, owner, repo, ref string) (paths []str
 	return paths, t.GetTruncated(), nil
 }
 
-// FileContent reads path at ref (a SHA, branch or tag). A missing file is
-// found=false with a nil error.
+// FileContent reads path at ref (a SHA, branch or tag), whatever its size
+// up to GitHub's 100 MB: above 1 MB the contents API returns no content, so
+// the bytes come from the git blobs API. A missing file is found=false
+// with a nil error.
 func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {
 	op := fmt.Sprintf("read %s at %s in %s/%s", path, ref, owner, repo)
 	f, dir, _, err := c.gh.Repositories.GetContents(ctx, owner, repo, path, &gh.RepositoryContentGetOptions{Ref: ref})
@@ -470,6 +472,15 @@ func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string)
 	}
 	if f == nil {
 		return "", false, fmt.Errorf("github: %s: is a directory (%d entries), not a file", op, len(dir))
+	}
+	if f.GetEncoding() == "none" || (f.Content == nil && f.GetSize() > 0) {
+		// The contents API gives no content above 1 MB ("encoding":
+		// "none"); the git blobs API serves the same bytes up to 100 MB.
+		b, _, err := c.gh.Git.GetBlobRaw(ctx, owner, repo, f.GetSHA())
+		if err != nil {
+			return "", false, classify(op+" (blob "+f.GetSHA()+")", "", err)
+		}
+		return string(b), true, nil
 	}
 	s, err := f.GetContent()
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error) {
 	o.defaults()
 	start := time.Now()
-	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode}
+	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode, IncompleteConclusion: o.Incomplete}
 
 	// Stage 1: at most two reads, no model call.
 	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
@@ -76,7 +76,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	var truncated []Excluded
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
-		res.Partial = true
+		res.incomplete("files beyond the first 3,000 were not reviewed: GitHub lists at most 3,000 files")
 	}
 	// A PR reviewed before at an older head: review the new commits only
 	// (or, when that cannot be done safely, the whole PR).
@@ -130,7 +130,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, title, body string, head HeadReader) (Result, error) {
 	o.defaults()
 	start := time.Now()
-	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode}
+	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode, IncompleteConclusion: o.Incomplete}
 	if o.Owner == "" {
 		res.Repo = "local"
 	}

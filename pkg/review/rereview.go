@@ -226,9 +226,11 @@ func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []fi
 		} else {
 			kept = append(kept, p.recheck...)
 			rr.Unchecked = len(p.recheck)
+			res.incomplete("%d carried findings whose lines changed were not checked again (the validator does not run in this mode)", rr.Unchecked)
 		}
 		if rr.Unchecked > 0 {
-			res.Partial = true
+			// validate recorded why; the findings stay (they were confirmed
+			// on an earlier head), and the review is incomplete.
 			o.logf("rereview: %d carried findings could not be checked again; the review is incomplete", rr.Unchecked)
 		}
 	}

@@ -63,7 +63,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		// Only a `personas` restriction can empty the team: nothing looked
 		// at the files, so the review must not read as a clean pass.
 		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
-		res.Partial = true
+		res.incomplete("no persona of the team (input personas) applies to this diff: nothing was reviewed")
 	}
 
 	// Budget: the diff is split into chunks of whole files within the
@@ -76,8 +76,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
 	notReviewed = append(notReviewed, left...)
 	// Files too large for a call, or over the call budget, were meant to be
-	// reviewed: the review is partial (deliberate exclusions are not).
-	res.Partial = res.Partial || len(left) > 0
+	// reviewed: the review is incomplete (deliberate exclusions are not).
+	if len(left) > 0 {
+		res.incomplete("%s not reviewed: too large for one model call", plural(len(left), "file", "files"))
+	}
 	personaCalls := o.MaxLLMCalls
 	if o.Validate {
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
@@ -91,6 +93,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			for _, p := range team[max(personaCalls, 0):] {
 				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
 				notReviewed = append(notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
+				res.incomplete("persona %s not run: %s", p.Name, overBudget)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
 		}
@@ -99,25 +102,39 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 		}
+		skipped := 0
+		for _, ch := range chunks[keep:] {
+			skipped += len(ch)
+		}
+		if skipped > 0 {
+			res.incomplete("%s not reviewed: %s", plural(skipped, "file", "files"), overBudget)
+		}
 		chunks = chunks[:keep]
-		res.Partial = true
 		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
-	// Stage 4: dispatch.
-	calls := &callBudget{limit: o.MaxLLMCalls}
+	// Stage 4: dispatch. A fatal model error (llm.Fatal) halts the budget,
+	// which cancels this context: no call is made after it.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	calls := &callBudget{limit: o.MaxLLMCalls, stop: stop}
 	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
+	if err := calls.halted(); err != nil {
+		return r.refused(o, res, runs, err)
+	}
 	res.Coverage.Personas = runs
-	failed, partial := 0, false
+	failed := 0
 	for _, pr := range runs {
 		res.Coverage.Usage.sum(pr.Usage)
-		if pr.Failed != "" {
+		switch {
+		case pr.Failed != "":
 			failed++
+			res.incomplete("persona %s failed", pr.Name)
+		case pr.ChunksFailed > 0:
+			res.incomplete("persona %s failed on %d of %d parts of the diff", pr.Name, pr.ChunksFailed, pr.Calls)
 		}
-		partial = partial || pr.ChunksFailed > 0
 	}
-	res.Partial = res.Partial || failed > 0 || partial
 	if len(team) > 0 && failed == len(team) {
 		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
 		res.Failure = "every persona failed; the first error: " + runs[0].Failed
@@ -167,4 +184,23 @@ func dedupeExcluded(in []Excluded) []Excluded {
 		}
 	}
 	return out
+}
+
+// plural renders "1 file" / "3 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// refused ends a run the model endpoint refused as a whole: one message,
+// every persona recorded as not run, nothing posted as a review.
+func (r *Reviewer) refused(o Options, res *Result, runs []PersonaRun, err error) error {
+	res.Coverage.Personas = runs
+	res.AllFailed, res.Verdict = true, Degraded
+	res.Failure = "the model endpoint refused the run: " + err.Error()
+	res.incomplete("no persona reviewed the diff: %s", res.Failure)
+	o.logf("dispatch: %s; no further model call was made", res.Failure)
+	return fmt.Errorf("dispatch: %w: %w", ErrModelRefused, err)
 }

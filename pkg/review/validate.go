@@ -19,7 +19,8 @@ import (
 // within the budget, each finding's head file fetched once per run. It
 // returns the confirmed findings, and apart the findings that got no
 // verdict (over the budget, or the validator failed): every finding that
-// is in neither was refuted. Both kinds of drop are recorded in Coverage.
+// is in neither was refuted. Both kinds of drop are recorded in Coverage,
+// and a finding without a verdict makes the review incomplete.
 func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
@@ -35,6 +36,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		return fb.Confidence - fa.Confidence
 	})
 	if len(order) > budget {
+		res.incomplete("%s not validated: over the validation budget of %d", plural(len(order)-budget, "finding", "findings"), budget)
 		for _, i := range order[budget:] {
 			f := gated[i]
 			unchecked = append(unchecked, f)
@@ -53,8 +55,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	whole := prompt.EstimateTokens(diff.Render(files)) <= o.InputBudget
 	contents := newFileCache(head)
 	var usageMu sync.Mutex
-	verdicts := make([]*finding.Validation, len(gated))
-	failed := make([]bool, len(gated)) // no verdict: the validator could not judge
+	verdicts := make([]*verdict, len(gated))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.MaxConcurrency)
 	for _, i := range order {
@@ -62,13 +63,13 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		g.Go(func() error {
 			content, found, err := contents.get(gctx, f.File)
 			if err != nil {
-				verdicts[i], failed[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}, true
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator failed (head file unavailable)"}}
 				return nil
 			}
 			if n := lineCount(content); found && f.Line > n {
 				// Step 1 could not check this for a modified file; the head
 				// version settles it without a model call.
-				verdicts[i] = &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
+				verdicts[i] = &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
 				return nil
 			}
 			c := pc
@@ -79,12 +80,15 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				c.Files = files
 			}
 			if !calls.take() {
-				verdicts[i], failed[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}, true
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator " + calls.refused().Error()}}
 				return nil
 			}
 			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
 			req.AllowRepair = calls.take
 			resp, err := r.Model.Complete(gctx, req)
+			if llm.Fatal(err) {
+				calls.halt(err)
+			}
 			usageMu.Lock()
 			res.Coverage.Usage.add(resp)
 			usageMu.Unlock()
@@ -93,19 +97,20 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 				err = decodeStrict(resp.JSON, &v)
 			}
 			if err != nil {
-				verdicts[i], failed[i] = &finding.Validation{Reason: validatorFailure(err)}, true
+				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: validatorFailure(err)}}
 				return nil
 			}
-			verdicts[i] = &v
+			verdicts[i] = &verdict{Validation: v}
 			return nil
 		})
 	}
 	_ = g.Wait()
 
+	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
-			f.Validation = v
+			f.Validation = &v.Validation
 			kept = append(kept, f)
 			res.Coverage.Validated++
 			continue
@@ -114,13 +119,26 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		if v != nil && v.Reason != "" {
 			reason = v.Reason
 		}
-		if v == nil || failed[i] {
+		if v == nil || v.failed {
+			// No verdict is not a "no": the finding was neither confirmed
+			// nor refuted, so the review did not finish.
+			unconfirmed++
 			unchecked = append(unchecked, f)
 		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
 	}
+	if unconfirmed > 0 {
+		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
+	}
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
 	return kept, unchecked
+}
+
+// verdict is one validator outcome; failed marks no verdict at all (an
+// error, a timeout, a head file that could not be read, the call cap).
+type verdict struct {
+	finding.Validation
+	failed bool
 }
 
 // validatorFailure names why a validator call gave no verdict, briefly:
