@@ -192,9 +192,9 @@ func (r *rrRig) push(tb testing.TB, lines, changed int) {
 
 type nopNotifier struct{}
 
-func (nopNotifier) Warningf(string, ...any)                          {}
-func (nopNotifier) Errorf(string, ...any)                            {}
-func (nopNotifier) AddStepSummary(string)                            {}
+func (nopNotifier) Warningf(string, ...any)                           {}
+func (nopNotifier) Errorf(string, ...any)                             {}
+func (nopNotifier) AddStepSummary(string)                             {}
 func (nopNotifier) Annotate(string, string, int, int, string, string) {}
 
 // rereviewPair runs the full review at headA, pushes, and then reviews
