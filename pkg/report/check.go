@@ -100,7 +100,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	if r.PR > 0 {
 		howTo += fmt.Sprintf(" with `pr-number: %d`", r.PR)
 	}
-	howTo += "), which always reviews."
+	howTo += "), or comment `/anchor-review` on the pull request (owners, members and collaborators); either always reviews."
 	var b strings.Builder
 	c := r.Carried
 	if c == nil {
