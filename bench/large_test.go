@@ -18,6 +18,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -211,7 +212,12 @@ func largeRun(tb testing.TB, text []byte, team []persona.Persona, model llm.Comp
 	rv := review.Reviewer{Model: model, Personas: team}
 	// Head files long enough for every finding's line: the validator
 	// stage drops a finding past the end of its file without a call.
-	head := func(context.Context, string) (string, bool, error) { return headFile, true, nil }
+	head := func(_ context.Context, p string) (string, bool, error) {
+		if p == repoconfig.Path {
+			return "", false, nil // no repository configuration
+		}
+		return headFile, true, nil
+	}
 	res, err := rv.ReviewDiff(context.Background(), review.Options{
 		Owner: owner, Repo: repo, Mode: review.ModeComment, Validate: true,
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, MaxLLMCalls: 60,

@@ -82,7 +82,16 @@ func TestSkippedPR(t *testing.T) {
 			if r.exit != 0 {
 				t.Errorf("exit code %d; want 0%s", r.exit, r.logs())
 			}
-			wantOutputs(t, r, map[string]string{"skipped": "true", "verdict": tt.wantVerdict, "findings": "0", "comment-url": ""})
+			// Rule 4's report exists: comment-url names it; the other rules
+			// have none.
+			wantURL := ""
+			if tt.comment != "" {
+				wantURL = "#issuecomment-" + strconv.FormatInt(s.gh.Comments(pr.Number)[0].ID, 10)
+			}
+			if got := r.outputs["comment-url"]; (wantURL == "") != (got == "") || !strings.HasSuffix(got, wantURL) {
+				t.Errorf("comment-url %q; want %s", got, map[bool]string{true: "empty", false: "the earlier report's URL (…" + wantURL + ")"}[wantURL == ""])
+			}
+			wantOutputs(t, r, map[string]string{"skipped": "true", "verdict": tt.wantVerdict, "findings": "0"})
 			if got := r.outputs["skip-reason"]; !strings.Contains(strings.ToLower(got), tt.wantInSkip) {
 				t.Errorf("skip-reason %q; want it to mention %q", got, tt.wantInSkip)
 			}

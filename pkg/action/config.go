@@ -167,6 +167,13 @@ type Config struct {
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
 	RunnerTemp string // RUNNER_TEMP
+
+	// inputs holds every input as read (defaults applied) and explicit the
+	// inputs the workflow set to a non-default value: ApplyRepoConfig
+	// re-parses the inputs with the repository configuration's values
+	// where the workflow left them alone.
+	inputs   map[string]string
+	explicit map[string]bool
 }
 
 // Secrets returns the values that must never be printed: the API key and
@@ -204,6 +211,7 @@ func Mask(a *githubactions.Action, c Config) {
 func LoadConfig(getenv func(string) string) (Config, error) {
 	gha := githubactions.New(githubactions.WithGetenv(getenv))
 	in := make(map[string]string)
+	explicit := make(map[string]bool)
 	for _, i := range Inputs() {
 		v := gha.GetInput(i.Name)
 		if v == "" {
@@ -213,10 +221,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			v = i.Default
 		}
 		in[i.Name] = v
+		explicit[i.Name] = v != i.Default
 	}
+	c, err := configFrom(in, getenv, nil)
+	c.explicit = explicit
+	return c, err
+}
+
+// configFrom parses and validates the inputs in (defaults applied) and the
+// environment. extraPersonas are names the personas input may use besides
+// the shipped ones (the repository configuration's custom personas).
+func configFrom(in map[string]string, getenv func(string) string, extraPersonas []string) (Config, error) {
 	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
 
-	var c Config
+	c := Config{inputs: in}
 	p := &problems{}
 
 	c.GitHubToken = in["github-token"]
@@ -267,9 +285,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c.Personas = splitList(in["personas"])
+	known := append(persona.Names(), extraPersonas...)
 	for _, name := range c.Personas {
-		if !slices.Contains(persona.Names(), name) {
-			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(persona.Names(), ", ")))
+		if !slices.Contains(known, name) {
+			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(known, ", ")))
 		}
 	}
 

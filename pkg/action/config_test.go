@@ -57,6 +57,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		APIURL:         "https://api.github.com/",
 		ServerURL:      "https://github.com",
 	}
+	got.inputs, got.explicit = nil, nil // the raw inputs ApplyRepoConfig re-parses
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConfig() =\n%+v\nwant\n%+v", got, want)
 	}

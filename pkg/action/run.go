@@ -21,6 +21,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/skip"
@@ -63,6 +64,9 @@ type Deps struct {
 	ReadFile func(string) ([]byte, error)
 	// Fence fixes the prompt data fence (tests); empty means random.
 	Fence string
+	// Version is the binary's version, named in the report's Coverage;
+	// empty leaves it out.
+	Version string
 	// MissingKey, when set, is the configuration error of an empty api-key
 	// on a run that gets no secrets (a fork or Dependabot PR): only the
 	// skip pre-check runs, and a PR it does not skip fails with it.
@@ -114,16 +118,17 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 
 	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
-	opts := review.Options{
-		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, Rerun: ev.Rerun,
-		Mode: c.Mode, Validate: c.Mode == ModeComment,
-		Exclude: c.Exclude, Personas: c.Personas,
-		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
-		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
-		BotLogin: c.BotLogin, OnNewCommits: c.OnNewCommits, Incomplete: c.Incomplete, Fence: d.Fence, Logf: logf,
-		PrecheckOnly: d.MissingKey != nil,
-	}
+	opts := c.ReviewOptions()
+	opts.Owner, opts.Repo, opts.PR, opts.Rerun = ev.Owner, ev.Repo, ev.PRNumber, ev.Rerun
+	opts.Fence, opts.Logf, opts.PrecheckOnly = d.Fence, logf, d.MissingKey != nil
+	// The repository configuration (read at the base commit) may change
+	// the settings the workflow left at their defaults, the publisher's
+	// included.
+	rc := &RepoConfig{Config: c}
+	opts.Configure = rc.Configure
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	c = rc.Config
+	res.Coverage.Settings = rc.Settings
 	if ctx.Err() != nil {
 		// Cancelled (a newer push's run took over, or the job was
 		// stopped): publish nothing, so no half-written report and no
@@ -133,6 +138,22 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		d.Actions.AddStepSummary(msg)
 		setNotReviewed(d.Actions)
 		return fmt.Errorf("%w: cancelled: %w", ErrCannotRun, ctx.Err())
+	}
+	if errors.Is(err, repoconfig.ErrInvalid) {
+		// Nothing is posted and no model was called: the maintainers fix
+		// the file on the base branch.
+		var ce *repoconfig.Error
+		msg := report.Redact(escapeLine(err.Error()), c.Secrets())
+		if errors.As(err, &ce) {
+			for _, p := range ce.Problems {
+				d.Actions.Errorf("%s: %s", ce.Path, escapeLine(p.String()))
+			}
+			msg = ce.Lines()
+		}
+		fmt.Fprint(d.Log, msg)
+		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
+		setNotReviewed(d.Actions)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if errors.Is(err, review.ErrNeedsModel) {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
@@ -158,7 +179,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if pr == nil {
 		pr = &review.PR{}
 	}
-	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets()}
+	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version}
 	// Once publishing starts it finishes: a cancellation now would leave a
 	// report without its check (or the reverse). It has its own deadline.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
@@ -169,24 +190,20 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}, res, pr, ro)
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
-
-	return StepError(res, out, c.FailOn, err)
+	return Outcome(res, out, c.FailOn, err)
 }
 
-// StepError is the one mapping from a run's outcome to its exit class
-// (the Action's and the CLI's review --post alike): ErrCannotRun when every
-// persona failed (reviewErr, when not nil, says why), ErrBlocking when the
-// check fails on a posted finding, or when a skip's non-green conclusion
-// (carried failure, unreviewed commits) has no check run to carry it;
-// nil otherwise.
-func StepError(res review.Result, out StepOutputs, failOn string, reviewErr error) error {
+// Outcome is the exit class of a published run: nil (exit 0), ErrBlocking
+// (1) or ErrCannotRun (3). The Action and `review --post` both end with it,
+// so the same outcome exits the same way. reviewErr is the review's own
+// error, if any.
+func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error) error {
 	switch {
 	case res.AllFailed:
-		err := reviewErr
-		if err == nil {
-			err = errors.New("every persona failed")
+		if reviewErr == nil {
+			reviewErr = errors.New("every persona failed")
 		}
-		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+		return fmt.Errorf("%w: %w", ErrCannotRun, reviewErr)
 	case out.Skipped && out.Conclusion == "failure" && !out.CheckWritten:
 		// Rule 4 carried a failure forward but the check run could not be
 		// written (a read-only token): the exit code must carry it, or a
@@ -310,13 +327,14 @@ type publisher struct {
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
 	if c.Mode == ModeReportOnly && !res.Skipped {
 		// report-only posts nothing (SPEC section 3): no comment, no check
-		// run, no annotations. Its findings were not validated and are not
-		// posted, so they cannot fail the step; only a review that could
-		// not run does.
-		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial, IncompleteConclusion: res.IncompleteConclusion}, c.FailOn)
+		// run, no annotations. With no check run there is no conclusion:
+		// the output is empty (never a "success" beside a not-ready
+		// verdict), and the verdict output says what the review found. Its
+		// findings were not validated and are not posted, so they cannot
+		// fail the step; only a review that could not run does (exit 3).
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
-		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion}
+		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict)}
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
@@ -336,6 +354,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		chk := report.Check(res, ro)
 		out.CheckWritten = p.check(ctx, res, &chk)
 		out.Conclusion = chk.Conclusion
+		if own := p.own(pr.Comments, p.bot); res.SkipRule == skip.RuleReviewed && res.Unreviewed == nil && len(own) > 0 {
+			out.CommentURL = own[0].HTMLURL // the report that was carried forward
+		}
 		return out
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
@@ -66,14 +67,13 @@ const (
 // fake GitHub serving the fixture, and the model's recorded answers.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed, followup)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
 		return err
 	}
 	names, err := demoNames()
@@ -149,6 +149,12 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 	if err := serveTree(srv, path.Join(dir, "base"), pr.BaseSHA, ""); err != nil {
 		return err
 	}
+	// The repository's own configuration, at the base commit. It lives
+	// beside base/ because go:embed leaves out dot-directories.
+	if b, err := fs.ReadFile(fixtures.FS, path.Join(dir, "anchor-review.yml")); err == nil {
+		srv.SetContent(pr.BaseSHA, repoconfig.Path, string(b))
+	}
+	// A push after a review: the compare API's answer for the new commits.
 	if _, err := fs.Stat(fixtures.FS, path.Join(dir, "compare.json")); err == nil {
 		var c demoCompare
 		if err := readJSON(path.Join(dir, "compare.json"), &c); err != nil {
@@ -177,19 +183,35 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 	w := &demoWriter{w: stdout}
 	fmt.Fprintf(stdout, "anchor-review demo: %s/%s#%d %q (fixture %q; offline: fake GitHub, recorded model answers)\n\n", demoOwner, demoRepo, pr.Number, pr.Title, name)
 	rv := review.Reviewer{GitHub: gh, Model: model, Personas: personas}
-	opts := review.Options{
-		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, Mode: review.ModeComment, Validate: true,
-		Model: "gpt-4.1-mini", MaxValidations: 15, MaxConcurrency: 8, MaxLLMCalls: 60,
-		BotLogin: demoBot, Logf: w.logf,
+	// The workflow's inputs, as the action reads them: the model and the
+	// bot login are set, everything else is left at its default, so the
+	// repository configuration can set it.
+	inputs := map[string]string{
+		"INPUT_GITHUB-TOKEN": "demo-token", "INPUT_BASE-URL": "http://127.0.0.1:1/v1",
+		"INPUT_MODEL": "gpt-4.1", "INPUT_BOT-LOGIN": demoBot,
 	}
+	cfg, err := action.LoadConfig(func(k string) string { return inputs[k] })
+	if err != nil {
+		return fmt.Errorf("demo inputs: %w", err)
+	}
+	rc := &action.RepoConfig{Config: cfg}
+	opts := cfg.ReviewOptions()
+	opts.Owner, opts.Repo, opts.PR, opts.Logf, opts.Configure = demoOwner, demoRepo, pr.Number, w.logf, rc.Configure
 	res, got, err := rv.ReviewPR(ctx, opts)
+	var invalid *repoconfig.Error
+	if errors.As(err, &invalid) {
+		fmt.Fprint(stdout, invalid.Lines())
+		return fmt.Errorf("%w: %w", action.ErrUsage, err)
+	}
 	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
 		return fmt.Errorf("demo review: %w", err)
 	}
-	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: "P1", Secrets: []string{"demo-token"}}
+	cfg = rc.Config
+	res.Coverage.Settings = rc.Settings
+	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
 	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
-		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: review.ModeComment, FailOn: "P1",
+		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
 	}, res, got, ro)
 
 	fmt.Fprintln(stdout)
@@ -224,11 +246,24 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
 	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	// The demo always exits 0 (it demonstrates; it does not gate): it says
+	// what the Action's step would have exited with instead.
+	code := ExitCode(action.Outcome(res, out, "P1", err))
+	fmt.Fprintf(stdout, "exit code: the Action's step would exit %d (%s); the demo itself exits 0\n", code, exitMeaning[code])
 	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls\n", gh.Requests(), res.Coverage.Usage.Calls)
 	if res.Coverage.Usage.Calls > 0 {
 		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes; recorded answers carry no token counts)")
 	}
 	return nil
+}
+
+// exitMeaning says what each exit code means (README "Outputs and exit
+// codes").
+var exitMeaning = map[int]string{
+	0: "success, neutral or skipped",
+	1: "blocking findings",
+	2: "usage or configuration error",
+	3: "the review could not run",
 }
 
 // demoModel replays the fixture's recorded answers. A fixture with no

@@ -211,3 +211,21 @@ func checkGolden(t *testing.T, name, got string) {
 		t.Errorf("output differs from %s (run with -update to accept):\n%s", file, got)
 	}
 }
+
+// TestDemoExitsZero: the demo always exits 0, and says what the Action's
+// step would exit with: 1 for the buggy PR (its check run is failure).
+func TestDemoExitsZero(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"buggy": "would exit 1 (blocking findings)",
+		"clean": "would exit 0 (success, neutral or skipped)",
+	} {
+		stdout, _, err := run(t, noEnv, "demo", "--pr", name)
+		if err != nil || ExitCode(err) != 0 {
+			t.Errorf("demo --pr %s: got %v; want exit 0", name, err)
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo --pr %s does not say the Action %s", name, want)
+		}
+	}
+}

@@ -268,11 +268,12 @@ func normFile(p string) string {
 	return p
 }
 
-// knownPersonas returns the eleven personas of SPEC section 1, Stage 3, in
-// the table's order (the order reports use).
+// knownPersonas returns the shipped personas (SPEC section 1, Stage 3, then
+// the stack personas of section 7.5) in persona.Names order (the order
+// reports use).
 func knownPersonas() []string { return persona.Names() }
 
-// KnownPersona reports whether name is one of the SPEC's eleven personas.
+// KnownPersona reports whether name is one of the shipped personas.
 func KnownPersona(name string) bool { return slices.Contains(knownPersonas(), name) }
 
 // sortPersonas sorts names in SPEC order; unknown names go last, by name.

@@ -27,8 +27,8 @@ import (
 	gh "github.com/google/go-github/v62/github"
 )
 
-// UserAgent is sent with every request.
-const UserAgent = "anchor-review"
+// DefaultUserAgent is the User-Agent when WithUserAgent is not given.
+const DefaultUserAgent = "anchor-review"
 
 // Limits of the REST API the client works within.
 const (
@@ -46,11 +46,16 @@ const diffMediaType = "application/vnd.github.diff"
 type Option func(*options)
 
 type options struct {
-	policy Policy
-	sleep  func(ctx context.Context, d time.Duration) error
-	jitter func(max time.Duration) time.Duration
-	now    func() time.Time
+	userAgent string
+	policy    Policy
+	sleep     func(ctx context.Context, d time.Duration) error
+	jitter    func(max time.Duration) time.Duration
+	now       func() time.Time
 }
+
+// WithUserAgent sets the User-Agent of every request (the command line
+// passes "anchor-review/VERSION").
+func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = ua } }
 
 // WithRetry sets the retry policy; zero fields keep their defaults.
 func WithRetry(p Policy) Option { return func(o *options) { o.policy = p } }
@@ -82,7 +87,7 @@ type Client struct {
 // "https://ghe.example.com/api/v3/") authenticating with token. httpClient
 // may be nil; it is copied, never modified.
 func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client, error) {
-	o := options{sleep: sleepContext, jitter: fullJitter, now: time.Now}
+	o := options{userAgent: DefaultUserAgent, sleep: sleepContext, jitter: fullJitter, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -112,7 +117,7 @@ func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client
 	} else {
 		c.BaseURL = u
 	}
-	c.UserAgent = UserAgent
+	c.UserAgent = o.userAgent
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}

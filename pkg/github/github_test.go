@@ -630,6 +630,22 @@ func TestEnterpriseURL(t *testing.T) {
 	}
 }
 
+func TestUserAgentOption(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	srv.AddPR(githubtest.PR{Number: 1})
+	c, err := github.New(srv.HTTPClient(), srv.URL+"/", token, github.WithUserAgent("anchor-review/v1.4.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PullRequest(context.Background(), owner, repo, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[0].Header.Get("User-Agent"); got != "anchor-review/v1.4.0" {
+		t.Errorf("got User-Agent %q; want anchor-review/v1.4.0", got)
+	}
+}
+
 func TestHeaders(t *testing.T) {
 	srv, c, _ := setup(t)
 	srv.AddPR(githubtest.PR{Number: 1})
@@ -637,8 +653,8 @@ func TestHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := srv.Requests()[0].Header
-	if got := h.Get("User-Agent"); got != "anchor-review" {
-		t.Errorf("got User-Agent %q; want anchor-review", got)
+	if got := h.Get("User-Agent"); got != github.DefaultUserAgent {
+		t.Errorf("got User-Agent %q; want %q", got, github.DefaultUserAgent)
 	}
 	if got := h.Get("Authorization"); got != "Bearer "+token {
 		t.Errorf("got Authorization %q; want the bearer token", got)

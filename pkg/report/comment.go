@@ -514,20 +514,32 @@ func (d *doc) coverage(b *strings.Builder) {
 		}
 		writeList(b, dem)
 	}
-	if len(d.r.TestingGaps) > 0 {
-		b.WriteString("**Testing gaps:**\n\n")
-		writeList(b, sanitizeAll(d.r.TestingGaps, o))
-	}
-	if len(d.r.ResidualRisks) > 0 {
-		b.WriteString("**Residual risks:**\n\n")
-		writeList(b, sanitizeAll(d.r.ResidualRisks, o))
-	}
+	writeNotes(b, "Testing gaps", d.r.TestingGaps, c.TestingGapsDropped, o)
+	writeNotes(b, "Residual risks", d.r.ResidualRisks, c.ResidualRisksDropped, o)
+
+	writeConfiguration(b, c, o)
 
 	d.rereview(b)
 
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))
+	if o.Version != "" {
+		fmt.Fprintf(b, "**Reviewed by:** anchor-review %s.\n\n", clip(Sanitize(o.Version, o), 64))
+	}
+}
+
+// writeNotes writes a list of the personas' notes, saying how many the
+// review dropped as repeats or over its cap.
+func writeNotes(b *strings.Builder, title string, notes []string, dropped int, o Options) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s:**\n\n", title)
+	writeList(b, sanitizeAll(notes, o))
+	if dropped > 0 {
+		fmt.Fprintf(b, "(%s repeated or over the cap of %d not shown.)\n\n", fmtInt(dropped), review.MaxNotes)
+	}
 }
 
 // rereview writes what a re-review of an already reviewed PR did: the

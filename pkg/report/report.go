@@ -82,6 +82,9 @@ type Options struct {
 	// GitHub token). Values shorter than 4 runes are ignored: redacting them
 	// would shred ordinary text.
 	Secrets []string
+	// Version, when set, is the binary's version (pkg/version), named at
+	// the end of Coverage. Empty leaves it out (tests, the demo's golden).
+	Version string
 	// MaxLen caps the comment, in runes. Default DefaultMaxLen. A smaller
 	// value also caps the check summary.
 	MaxLen int

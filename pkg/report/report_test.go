@@ -633,3 +633,36 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestNotesDroppedCount: Coverage says how many testing gaps and residual
+// risks the review dropped as repeats or over its cap, and says nothing
+// when none were.
+func TestNotesDroppedCount(t *testing.T) {
+	t.Parallel()
+	r := fullResult()
+	body := Comment(r, Options{})
+	if strings.Contains(body, "not shown.)") {
+		t.Errorf("a report with no dropped notes mentions dropped notes:\n%s", body)
+	}
+	r.Coverage.TestingGapsDropped, r.Coverage.ResidualRisksDropped = 49, 3
+	body = Comment(r, Options{})
+	for _, want := range []string{
+		"- No test for the lockout path.\n\n(49 repeated or over the cap of 20 not shown.)",
+		"- Rate limiting is untested.\n\n(3 repeated or over the cap of 20 not shown.)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the comment lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestVersionInCoverage(t *testing.T) {
+	t.Parallel()
+	if body := Comment(fullResult(), Options{}); strings.Contains(body, "Reviewed by:") {
+		t.Errorf("a report without Options.Version names a version:\n%s", body)
+	}
+	body := Comment(fullResult(), Options{Version: "v1.4.0"})
+	if !strings.Contains(body, "**Reviewed by:** anchor-review v1.4.0.") {
+		t.Errorf("the comment does not name the version:\n%s", body)
+	}
+}

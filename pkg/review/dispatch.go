@@ -33,6 +33,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		for j, files := range chunks {
 			c := pc
 			c.Files, c.Fence = files, o.Fence
+			c.PathInstructions = pathInstructions(o.repo.PathInstructions, files)
 			req := prompt.ForPersona(c, p.Persona, model)
 			req.AllowRepair = calls.take
 			g.Go(func() error {

@@ -9,6 +9,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 	"github.com/anchor-review/anchor-review/pkg/synth"
@@ -26,11 +27,11 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	// Stage 1: at most two reads, no model call.
 	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, nil, fmt.Errorf("skip: read pull request #%d: %w", o.PR, err)
+		return res, nil, fmt.Errorf("skip: %w", err) // the client's error names the request and the PR
 	}
 	comments, err := r.GitHub.IssueComments(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, &PR{Info: info}, fmt.Errorf("skip: list comments of #%d: %w", o.PR, err)
+		return res, &PR{Info: info}, fmt.Errorf("skip: %w", err)
 	}
 	pr := &PR{Info: info, Comments: comments}
 	res.HeadSHA, res.Title = info.HeadSHA, info.Title
@@ -67,7 +68,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	// Stage 2: scope.
 	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, pr, fmt.Errorf("scope: read diff of #%d: %w", o.PR, err)
+		return res, pr, fmt.Errorf("scope: %w", err)
 	}
 	d, err := parseSource(src)
 	if err != nil {
@@ -80,6 +81,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 	// A PR reviewed before at an older head: review the new commits only
 	// (or, when that cannot be done safely, the whole PR).
+	prDiff := d
 	var plan *carryPlan
 	if prev != nil {
 		plan, res.Rereview = r.plan(ctx, o, prev, info.HeadSHA, d)
@@ -90,19 +92,25 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
+	standards, attrs, cfg := r.readBase(ctx, o, d, info.BaseSHA)
+	use, err := configure(&o, cfg, "base commit", prDiff)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, pr, err
+	}
 	if plan != nil && len(plan.delta.Files) == 0 {
 		// The new commits changed none of the PR's files (a merge of the
 		// base branch): nothing for the personas; carry what was found.
 		o.logf("rereview: the new commits change none of the pull request's files")
 		calls := &callBudget{limit: o.MaxLLMCalls}
 		res.Coverage.ValidatorRan = o.Validate
+		res.IncompleteConclusion = o.Incomplete // after the repository configuration
 		res.Findings = r.carry(ctx, o, &res, nil, plan, prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, newFileCache(heads).get, calls)
 		synth.Number(res.Findings)
 		res.Verdict = DecideVerdict(res)
 		res.Coverage.Usage.Wall = time.Since(start)
 		return res, pr, nil
 	}
-	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
 	// previous-comments selects on review comments from people (SPEC's
 	// table), and those are what it reads; conversation comments are not
 	// review comments.
@@ -119,7 +127,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		}
 	}
 
-	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
+	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous, Instructions: o.repo.Instructions}
 	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, carry: plan})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
@@ -134,10 +142,22 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 	if o.Owner == "" {
 		res.Repo = "local"
 	}
-	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body}
 	if head == nil {
 		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	}
+	// A local change is the user's own: its configuration is read where
+	// head reads files.
+	cfg := configRead{}
+	if cfg.text, cfg.found, cfg.err = head(ctx, repoconfig.Path); cfg.err != nil {
+		o.logf("scope: %s unreadable (%v); reviewing without it", repoconfig.Path, cfg.err)
+		cfg = configRead{}
+	}
+	use, err := configure(&o, cfg, "working tree", d)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, err
+	}
+	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body, Instructions: o.repo.Instructions}
 	// A local change is the user's own: its standards files and
 	// .gitattributes are read where head reads files (the working tree or
 	// HEAD), since there is no base commit to read them from.
@@ -150,7 +170,7 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 			pc.Standards = append(pc.Standards, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	err := r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, head: head})
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, head: head})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, err
 }

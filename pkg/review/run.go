@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -40,6 +41,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// One head-file cache for the whole run: new and carried findings in
 	// the same file cost one read.
 	head := newFileCache(in.head).get
+	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
 		return err // scope's errors name their stage and the bad pattern
@@ -52,7 +54,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	for _, s := range pc.Standards {
 		stdPaths = append(stdPaths, s.Path)
 	}
-	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
+	all := r.Personas
+	if len(o.repo.Personas) > 0 {
+		all = append(slices.Clip(all), o.repo.Personas...)
+	}
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -69,7 +75,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Budget: the diff is split into chunks of whole files within the
 	// per-call budget (what the shared PR context leaves of it), and the
 	// planned persona calls leave room for the validator under the cap.
-	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
+	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n") + pc.Instructions)
+	for _, pi := range o.repo.PathInstructions {
+		shared += prompt.EstimateTokens(pi.Glob + pi.Text)
+	}
 	for _, s := range pc.Standards {
 		shared += prompt.EstimateTokens(s.Content)
 	}
@@ -152,10 +161,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// testing gaps / residual risks in report-only mode.
 	res.Coverage.Demotions = out.Demotions + len(out.Demoted)
 	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
+	var gaps, risks [][]string
 	for _, pr := range results {
-		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)
-		res.ResidualRisks = append(res.ResidualRisks, pr.Answer.ResidualRisks...)
+		gaps, risks = append(gaps, pr.Answer.TestingGaps), append(risks, pr.Answer.ResidualRisks)
 	}
+	res.TestingGaps, res.Coverage.TestingGapsDropped = collectNotes(gaps...)
+	res.ResidualRisks, res.Coverage.ResidualRisksDropped = collectNotes(risks...)
 	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
 
 	// Stage 5b: validate.
