@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,10 +62,17 @@ type rrRig struct {
 // shownFile finds the files a persona request shows.
 var shownFile = regexp.MustCompile(`\+\+\+ b/(\S+)`)
 
-// newRRRig serves the PR at headA: files files of lines lines each. Every
-// persona reports two findings on the first file its request shows (lines
-// that depend on the persona, so they do not merge); the validator confirms
-// every finding.
+// reporting is how many personas (the first of the team: correctness,
+// testing, maintainability) report findings: two each on the first file a
+// request shows, so a full review stays within max-validations (an
+// over-budget finding would make it incomplete, and an incomplete review
+// is never the base of an incremental one).
+const reporting = 3
+
+// newRRRig serves the PR at headA: files files of lines lines each. The
+// first personas report two findings each on the first file their request
+// shows (lines that depend on the persona, so they do not merge); the
+// validator confirms every finding.
 func newRRRig(tb testing.TB, files, lines int) *rrRig {
 	tb.Helper()
 	team, err := persona.Load()
@@ -91,13 +99,8 @@ func newRRRig(tb testing.TB, files, lines int) *rrRig {
 		}
 		m := shownFile.FindStringSubmatch(text)
 		a := finding.Answer{Reviewer: req.Persona, Findings: []finding.Finding{}, ResidualRisks: []string{}, TestingGaps: []string{}}
-		if m != nil {
-			idx := 0
-			for i, p := range team {
-				if p.Name == req.Persona {
-					idx = i
-				}
-			}
+		idx := slices.IndexFunc(team, func(p persona.Persona) bool { return p.Name == req.Persona })
+		if m != nil && idx < reporting {
 			for j := range 2 {
 				line := 4 + (idx*2+j)*4%(lines-6)
 				a.Findings = append(a.Findings, finding.Finding{
@@ -156,13 +159,15 @@ func (r *rrRig) run(tb testing.TB, rerun bool) rrCost {
 	return c
 }
 
-// push moves the PR to headB: file 0 gets changed lines changed near its
-// middle; the compare API answers headA...headB with that one patch.
+// push moves the PR to headB: file 0 gets changed lines changed from line
+// 23 on; the compare API answers headA...headB with that one patch.
 func (r *rrRig) push(tb testing.TB, lines, changed int) {
 	tb.Helper()
 	old := rrFile(0, lines)
 	cur := append([]string(nil), old...)
-	mid := lines / 2
+	// Near the findings on lines 20 and 24 (see newRRRig): they are
+	// carried, but re-checked by the validator.
+	mid := min(22, lines/2)
 	var patch strings.Builder
 	fmt.Fprintf(&patch, "@@ -%d,%d +%d,%d @@\n", mid, changed+2, mid, changed+2)
 	patch.WriteString(" " + old[mid-1] + "\n")
