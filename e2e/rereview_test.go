@@ -304,10 +304,12 @@ func TestOnNewCommitsSkipNeverGreen(t *testing.T) {
 		severity string // of the first review's finding; "" for none
 		refuse   bool
 		want     string
+		fromFile bool // on_new_commits: skip in .github/anchor-review.yml, not the input
 	}{
-		{"clean first review", "", false, "action_required"},
-		{"GitHub refuses action_required", "", true, "failure"},
-		{"blocking first review", "P1", false, "failure"},
+		{"clean first review", "", false, "action_required", false},
+		{"GitHub refuses action_required", "", true, "failure", false},
+		{"blocking first review", "P1", false, "failure", false},
+		{"set by the repository configuration", "", false, "action_required", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -320,8 +322,12 @@ func TestOnNewCommitsSkipNeverGreen(t *testing.T) {
 			if tc.refuse {
 				s.gh.RefuseConclusion("action_required")
 			}
-			s.env["INPUT_ON-NEW-COMMITS"] = "skip"
 			pr := s.addPR(githubtest.PR{})
+			if tc.fromFile {
+				s.gh.SetContent(pr.BaseSHA, ".github/anchor-review.yml", "on_new_commits: skip\n")
+			} else {
+				s.env["INPUT_ON-NEW-COMMITS"] = "skip"
+			}
 			s.event("pull_request", "pull_request.opened", pr)
 			s.run(nil)
 			calls := len(s.model.Requests())

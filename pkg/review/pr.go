@@ -50,15 +50,10 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	o.logf("skip: none of the four rules fired")
 	prev := dec.Previous
 	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
-		// on-new-commits skip: the seed's behaviour, but the earlier
-		// verdict cannot vouch for commits nobody reviewed.
-		n := r.countNew(ctx, o, prev.HeadSHA, info.HeadSHA)
-		res.Skipped, res.SkipRule, res.Carried = true, skip.RuleReviewed, prev
-		res.Unreviewed = &Unreviewed{Since: prev.HeadSHA, Commits: n}
-		res.Verdict = Verdict(prev.Verdict)
-		res.SkipReason = fmt.Sprintf("on-new-commits is skip: %s since the review of %s %s not reviewed; comment %s or run the workflow manually to review them",
-			commitCount(n), short(prev.HeadSHA), map[bool]string{true: "was", false: "were"}[n == 1], "/anchor-review")
-		o.logf("skip: %s", res.SkipReason)
+		// on-new-commits skip, set by the workflow: decided before any
+		// other read (the repository configuration can set it too; see
+		// below).
+		r.skipNew(ctx, o, &res, prev, info.HeadSHA, -1)
 		return res, pr, nil
 	}
 	if o.PrecheckOnly {
@@ -97,6 +92,16 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	res.Coverage.Config = use
 	if err != nil {
 		return res, pr, err
+	}
+	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
+		// on-new-commits skip, set by the repository configuration.
+		n := -1
+		if res.Rereview != nil && res.Rereview.Incremental {
+			n = res.Rereview.Commits
+		}
+		res.Rereview = nil
+		r.skipNew(ctx, o, &res, prev, info.HeadSHA, n)
+		return res, pr, nil
 	}
 	if plan != nil && len(plan.delta.Files) == 0 {
 		// The new commits changed none of the PR's files (a merge of the

@@ -12,6 +12,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 	"github.com/anchor-review/anchor-review/pkg/synth"
 )
 
@@ -84,6 +85,23 @@ func history(prev *marker.Meta, head string) []string {
 	hs = slices.DeleteFunc(hs, func(h string) bool { return h == head })
 	hs = append(hs, head)
 	return hs[max(len(hs)-marker.MaxHeads, 0):]
+}
+
+// skipNew is on-new-commits skip: the seed's behaviour (the earlier report
+// stands), but the earlier verdict cannot vouch for commits nobody
+// reviewed, so the Result records them as unreviewed (the check on the new
+// head is never green). n is the number of new commits, or -1 to ask the
+// compare API.
+func (r *Reviewer) skipNew(ctx context.Context, o Options, res *Result, prev *marker.Meta, head string, n int) {
+	if n < 0 {
+		n = r.countNew(ctx, o, prev.HeadSHA, head)
+	}
+	res.Skipped, res.SkipRule, res.Carried = true, skip.RuleReviewed, prev
+	res.Unreviewed = &Unreviewed{Since: prev.HeadSHA, Commits: n}
+	res.Verdict = Verdict(prev.Verdict)
+	res.SkipReason = fmt.Sprintf("on-new-commits is skip: %s since the review of %s %s not reviewed; comment /anchor-review or run the workflow manually to review them",
+		commitCount(n), short(prev.HeadSHA), map[bool]string{true: "was", false: "were"}[n == 1])
+	o.logf("skip: %s", res.SkipReason)
 }
 
 // countNew asks the compare API how many commits from..to holds; 0 when it
