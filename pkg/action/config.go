@@ -93,13 +93,14 @@ const (
 	OutputConclusion = "conclusion"
 	OutputCommentURL = "comment-url"
 	OutputReportPath = "report-path"
+	OutputSARIFPath  = "sarif-path"
 )
 
 // Outputs lists the step outputs in the order action.yml declares them.
 func Outputs() []string {
 	return []string{
 		OutputSkipped, OutputSkipReason, OutputFindings, OutputVerdict,
-		OutputConclusion, OutputCommentURL, OutputReportPath,
+		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath,
 	}
 }
 
@@ -131,6 +132,7 @@ func Inputs() []Input {
 		{Name: "on-new-commits", Default: DefaultOnNewCommits},
 		{Name: "quiet", Default: "false"},
 		{Name: "incomplete", Default: review.IncompleteFailure},
+		{Name: "inline", Default: "false"},
 	}
 }
 
@@ -158,6 +160,7 @@ type Config struct {
 	// Incomplete is the conclusion of an incomplete review with nothing
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
+	Inline     bool // post the findings on their lines as one review
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -303,14 +306,8 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 		p.add("on-new-commits", fmt.Sprintf("%q is not one of %s, %s", in["on-new-commits"], OnNewCommitsReview, OnNewCommitsSkip))
 	}
 
-	switch q := in["quiet"]; q {
-	case "true", "True", "TRUE":
-		c.Quiet = true
-	case "false", "False", "FALSE":
-	default:
-		// The same spellings as the Actions toolkit's getBooleanInput (YAML 1.2 core schema).
-		p.add("quiet", fmt.Sprintf("%q is not a boolean (true or false)", q))
-	}
+	c.Quiet = p.boolean("quiet", in["quiet"])
+	c.Inline = p.boolean("inline", in["inline"])
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
@@ -463,6 +460,19 @@ type problems struct{ list []Problem }
 
 func (p *problems) add(input, msg string) {
 	p.list = append(p.list, Problem{Input: input, Message: msg})
+}
+
+// boolean reads a true/false input with the same spellings as the Actions
+// toolkit's getBooleanInput (YAML 1.2 core schema).
+func (p *problems) boolean(input, s string) bool {
+	switch s {
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+		return false
+	}
+	p.add(input, fmt.Sprintf("%q is not a boolean (true or false)", s))
+	return false
 }
 
 func (p *problems) number(input, s string, lo, hi int) int {

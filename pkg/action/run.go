@@ -49,6 +49,11 @@ type GitHub interface {
 	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
 	ReactToComment(ctx context.Context, owner, repo string, id int64, content string) error
+	// The inline review (input inline).
+	CreateReview(ctx context.Context, owner, repo string, n int, r github.Review) (int64, error)
+	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
+	EditReviewComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
+	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -186,9 +191,10 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	defer cancel()
 	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
-		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
+		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
+	out.SARIFPath = writeSARIF(c.RunnerTemp, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 	return Outcome(res, out, c.FailOn, err)
 }
@@ -233,6 +239,7 @@ type StepOutputs struct {
 	Verdict, Conclusion string
 	CommentURL          string
 	ReportPath          string
+	SARIFPath           string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
@@ -243,7 +250,7 @@ type StepOutputs struct {
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
 	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
-		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}})
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}})
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
@@ -300,6 +307,8 @@ type PublishOptions struct {
 	Mode        string
 	FailOn      string
 	Quiet       bool
+	// Inline posts the findings on their lines as one review (input inline).
+	Inline bool
 }
 
 // Publish writes the one report comment (edited in place, never a second
@@ -338,6 +347,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
+	if c.Inline && c.Mode == ModeComment && !res.Skipped {
+		ro.Inline = p.inlineReview(ctx, res, ro)
+	}
 	summary := report.JobSummary(res, ro)
 	p.a.AddStepSummary(summary)
 

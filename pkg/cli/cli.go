@@ -66,7 +66,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete):
+	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete), errors.Is(err, ErrCorpus):
 		return 1
 	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage),
 		errors.Is(err, repoconfig.ErrInvalid):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -75,6 +76,11 @@ type Result struct {
 	// Failure says why the review could not run (AllFailed), for the
 	// report and the check run. It may quote untrusted text: sanitize it.
 	Failure string `json:"failure,omitempty"`
+
+	// Files are the reviewed files of the parsed diff (after scope): the
+	// inline stage checks comment lines and suggestions against them. Not
+	// serialized: report-path carries findings, not the diff.
+	Files []*diff.File `json:"-"`
 }
 
 // Unreviewed says which commits on-new-commits skip left unreviewed.

@@ -47,6 +47,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		return err // scope's errors name their stage and the bad pattern
 	}
 	notReviewed = append(notReviewed, sc.Excluded...)
+	res.Files = sc.Files
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 
 	// Stage 3: select.
