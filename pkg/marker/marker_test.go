@@ -97,6 +97,8 @@ func ExampleParseReport() {
 func FuzzParseMeta(f *testing.F) {
 	f.Add(Report + "\n" + FormatMeta(Meta{HeadSHA: strings.Repeat("a", 40), Verdict: "ready", Conclusion: "success"}))
 	f.Add("<!-- anchor-review:meta {\"version\":1} -->")
+	f.Add(Report + "\n" + FormatMeta(v2(2)))
+	f.Add(`<!-- anchor-review:meta {"version":2,"head_sha":"` + strings.Repeat("a", 40) + `","verdict":"ready","conclusion":"success","blocking":0,"heads":[],"findings":[{"file":"a\u0040b.go","line":1,"severity":"P3","anchor":75,"fingerprint":"0123456789abcdef","title":"x \u0023 y","commit":"` + strings.Repeat("b", 40) + `"}]} -->`)
 	f.Add("<!-- anchor-review:meta {\"version\":1,\"verdict\":\"--><b>\"} -->\n" + Report)
 	f.Fuzz(func(t *testing.T, body string) {
 		_ = HasReport(body)

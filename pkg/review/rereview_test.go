@@ -294,3 +294,25 @@ func TestOnNewCommitsSkip(t *testing.T) {
 		t.Fatalf("rerun under skip: skipped %v, %v; want a review", res.Skipped, err)
 	}
 }
+
+// TestReviewedHeadsBounded: the history of reviewed heads keeps the newest
+// marker.MaxHeads, ending at the new head, whatever the earlier report held.
+func TestReviewedHeadsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.rereviewPR(t, 2)
+	m := marker.Meta{Version: 2, HeadSHA: oldSHA, Verdict: "ready", Conclusion: "success"}
+	for i := range marker.MaxHeads {
+		m.Heads = append(m.Heads, fmt.Sprintf("%040x", i+1))
+	}
+	m.Heads[len(m.Heads)-1] = oldSHA
+	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	res, _, err := e.rv.ReviewPR(context.Background(), options())
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	hs := res.Rereview.Heads
+	if len(hs) != marker.MaxHeads || hs[len(hs)-1] != headSHA || hs[len(hs)-2] != oldSHA || hs[0] != fmt.Sprintf("%040x", 2) {
+		t.Fatalf("heads %v; want the newest %d, ending %s, %s", hs, marker.MaxHeads, oldSHA[:7], headSHA[:7])
+	}
+}
