@@ -13,6 +13,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
@@ -314,5 +315,41 @@ func TestReviewedHeadsBounded(t *testing.T) {
 	hs := res.Rereview.Heads
 	if len(hs) != marker.MaxHeads || hs[len(hs)-1] != headSHA || hs[len(hs)-2] != oldSHA || hs[0] != fmt.Sprintf("%040x", 2) {
 		t.Fatalf("heads %v; want the newest %d, ending %s, %s", hs, marker.MaxHeads, oldSHA[:7], headSHA[:7])
+	}
+}
+
+// TestUncheckedCarriedFindingIsIncomplete: a carried finding whose region
+// changed and that the validator could not judge stays, and the review is
+// incomplete: its check takes the incomplete input's conclusion, never
+// success.
+func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
+	t.Parallel()
+	for _, incomplete := range []string{review.IncompleteFailure, review.IncompleteNeutral} {
+		t.Run(incomplete, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.rereviewPR(t, 2)
+			// Only P2/P3 findings, so nothing blocks: the conclusion is the
+			// incomplete input's.
+			m := marker.Meta{Version: 2, HeadSHA: oldSHA, Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
+				Findings: []marker.Finding{metaFinding("a.go", 31, "P2", tNear, "correctness")}}
+			e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+			e.verdicts.set(tNear, "malformed")
+			o := options()
+			o.Incomplete = incomplete
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if !slices.Equal(titles(res.Findings), []string{tNear + "@a.go:33", tNew + "@a.go:31"}) || res.Rereview.Unchecked != 1 {
+				t.Fatalf("findings %v, unchecked %d; want the carried finding kept, unchecked", titles(res.Findings), res.Rereview.Unchecked)
+			}
+			if !res.Partial || len(res.Incomplete) == 0 || res.Verdict != review.Degraded {
+				t.Fatalf("partial %v, incomplete %q, verdict %s; want an incomplete, degraded review", res.Partial, res.Incomplete, res.Verdict)
+			}
+			if c, _ := report.Conclusion(res, "P1"); c != incomplete {
+				t.Errorf("conclusion %s; want the incomplete input's %s", c, incomplete)
+			}
+		})
 	}
 }
