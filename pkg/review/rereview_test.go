@@ -353,3 +353,39 @@ func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
 		})
 	}
 }
+
+// TestCarriedFindingFoundAgain: when this run reports a carried finding
+// again, the report lists it once, as this run's (not as carried).
+func TestCarriedFindingFoundAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	b := goLines("helpers", 20)
+	a := newA()
+	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
+		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
+	})
+	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
+		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
+	// The new review reports the near finding again, on its mapped line.
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(tNear, finding.P2, "a.go", 33, 100, routing("manual", "human")),
+	}, nil, nil)))
+	e.verdicts.set(tFixed, "false: fixed")
+	res, _, err := e.rv.ReviewPR(context.Background(), options())
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		if f.Title == tNear {
+			n++
+			if f.FoundOn != "" {
+				t.Errorf("the finding found again is shown as carried from %s", f.FoundOn)
+			}
+		}
+	}
+	if n != 1 || res.Rereview.Again != 1 {
+		t.Fatalf("%q listed %d times, again %d; want once, again 1 (%v)", tNear, n, res.Rereview.Again, titles(res.Findings))
+	}
+}
