@@ -350,7 +350,10 @@ type Annotation struct {
 type CheckRun struct {
 	Name, HeadSHA, Status, Conclusion string
 	Title, Summary, Text              string
-	Annotations                       []Annotation
+	// DetailsURL is where the run's details live; GitHub asks for one with
+	// the action_required conclusion.
+	DetailsURL  string
+	Annotations []Annotation
 }
 
 // CreateCheckRun creates a check run with the first MaxAnnotations
@@ -363,6 +366,7 @@ func (c *Client) CreateCheckRun(ctx context.Context, owner, repo string, r Check
 		HeadSHA:    r.HeadSHA,
 		Status:     optional(r.Status),
 		Conclusion: optional(r.Conclusion),
+		DetailsURL: optional(r.DetailsURL),
 		Output:     out,
 	})
 	if err != nil {

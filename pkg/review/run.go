@@ -29,12 +29,18 @@ type runInput struct {
 	// notReviewed lists what was lost before scope (GitHub's file cap).
 	notReviewed []Excluded
 	head        HeadReader
+	// carry, for an incremental re-review, holds the earlier findings to
+	// carry or check again; nil for a whole-PR review.
+	carry *carryPlan
 }
 
 // run is everything after the diff is in hand: scope, select, dispatch,
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	pc, notReviewed := in.prompt, in.notReviewed
+	// One head-file cache for the whole run: new and carried findings in
+	// the same file cost one read.
+	head := newFileCache(in.head).get
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
@@ -167,7 +173,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, in.head, calls)
+		posted, _ = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, calls)
+	}
+	if in.carry != nil {
+		c := pc
+		c.Fence = o.Fence
+		posted = r.carry(ctx, o, res, posted, in.carry, c, head, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted
