@@ -30,12 +30,18 @@ type runInput struct {
 	// notReviewed lists what was lost before scope (GitHub's file cap).
 	notReviewed []Excluded
 	head        HeadReader
+	// carry, for an incremental re-review, holds the earlier findings to
+	// carry or check again; nil for a whole-PR review.
+	carry *carryPlan
 }
 
 // run is everything after the diff is in hand: scope, select, dispatch,
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	pc, notReviewed := in.prompt, in.notReviewed
+	// One head-file cache for the whole run: new and carried findings in
+	// the same file cost one read.
+	head := newFileCache(in.head).get
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
@@ -150,11 +156,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	}
 
 	// Stage 5: synthesize. Step 1 anchors findings to their quoted code in
-	// the head files they name; each is read once, and the validator reuses
-	// the read.
-	heads := newFileCache(in.head)
+	// the head files they name, read once through the run's cache (the
+	// validator reuses the reads).
 	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
-		Heads: readHeads(ctx, heads, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
+		Heads: readHeads(ctx, head, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
 	// Demotions count in both modes: dropped in comment mode, moved to
@@ -173,7 +178,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, heads.get, calls)
+		posted, _ = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, calls)
+	}
+	if in.carry != nil {
+		c := pc
+		c.Fence = o.Fence
+		posted = r.carry(ctx, o, res, posted, in.carry, c, head, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted
@@ -196,13 +206,13 @@ func dedupeExcluded(in []Excluded) []Excluded {
 // readHeads reads the head versions of files in parallel. A file that
 // cannot be read is left out: synthesis then anchors against the lines the
 // diff shows, and the validator reports the failure for its findings.
-func readHeads(ctx context.Context, heads *fileCache, files []*diff.File, limit int) map[string]string {
+func readHeads(ctx context.Context, head HeadReader, files []*diff.File, limit int) map[string]string {
 	got := make([]*string, len(files))
 	var g errgroup.Group
 	g.SetLimit(max(limit, 1))
 	for i, f := range files {
 		g.Go(func() error {
-			if content, found, err := heads.get(ctx, f.Path()); err == nil && found {
+			if content, found, err := head(ctx, f.Path()); err == nil && found {
 				got[i] = &content
 			}
 			return nil

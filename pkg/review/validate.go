@@ -16,8 +16,12 @@ import (
 )
 
 // validate is Stage 5b: one independent call per finding, most severe first
-// within the budget, each finding's head file fetched once per run.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) []finding.Finding {
+// within the budget, each finding's head file fetched once per run. It
+// returns the confirmed findings, and apart the findings that got no
+// verdict (over the budget, or the validator failed): every finding that
+// is in neither was refuted. Both kinds of drop are recorded in Coverage,
+// and a finding without a verdict makes the review incomplete.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -35,6 +39,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		res.incomplete("%s not validated: over the validation budget of %d", plural(len(order)-budget, "finding", "findings"), budget)
 		for _, i := range order[budget:] {
 			f := gated[i]
+			unchecked = append(unchecked, f)
 			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
 		}
 		order = order[:budget]
@@ -101,7 +106,6 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	}
 	_ = g.Wait()
 
-	var kept []finding.Finding
 	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
@@ -119,6 +123,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 			// No verdict is not a "no": the finding was neither confirmed
 			// nor refuted, so the review did not finish.
 			unconfirmed++
+			unchecked = append(unchecked, f)
 		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
 	}
@@ -126,7 +131,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
 	}
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
-	return kept
+	return kept, unchecked
 }
 
 // verdict is one validator outcome; failed marks no verdict at all (an
