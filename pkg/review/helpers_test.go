@@ -245,10 +245,17 @@ func (v *verdicts) lookup(r llmtest.Request) string {
 
 // validatorTitle is the title of the finding a validator request checks.
 func validatorTitle(msgs []llm.Message) string {
-	if len(msgs) < 2 {
-		return ""
+	// The finding is in the validator's own message (the last one, or the
+	// one before a repair round).
+	var m []string
+	for _, msg := range msgs {
+		if !strings.HasPrefix(msg.Content, llm.PersonaHeader+llm.Validator) {
+			continue
+		}
+		if x := titleRE.FindStringSubmatch(msg.Content); x != nil {
+			m = x
+		}
 	}
-	m := titleRE.FindStringSubmatch(msgs[1].Content)
 	if m == nil {
 		return ""
 	}
