@@ -49,7 +49,7 @@ func TestExcerpt(t *testing.T) {
 		"func c() {\n" + filler(150, "\ty++") + "}\n" // 162-313
 	// A long Go function: the signature plus a window around the change.
 	longGo := "package p\n\nfunc long() {\n" + filler(200, "\tz++") + "}\n" // 3..204
-	js := "import x from 'y';\n\n" + // 1-2
+	js := "import x from 'y';\n\n" +                                        // 1-2
 		"export class Cart {\n" + // 3
 		"  total(items) {\n" + // 4
 		"    const open = '{';\n" + // 5
