@@ -155,16 +155,28 @@ func pieceTokens(c Context, f *diff.File, l Level) int {
 
 // FixedTokens estimates the tokens of a persona request of c that do not
 // depend on its files: the system message, the PR's intent, standards and
-// earlier comments, the section texts, the longest persona turn of team,
-// and the findings schema sent as the response format.
+// earlier comments, the section texts, the longest persona turn of team
+// (or the validator's last message, when longer: a validator request
+// starts with a persona request's prefix and must fit too), and the
+// findings schema sent as the response format.
 func FixedTokens(c Context, team []persona.Persona) int {
 	c.Files, c.Levels = nil, nil
-	longest := 0
+	longest := validatorReserve()
 	for _, p := range team {
 		longest = max(longest, len(personaTurn(p)))
 	}
 	return EstimateTokens(reviewerSystem()) + EstimateTokens(pullRequestData(c, fenceOf(c, ""))) +
 		tokensOf(longest) + EstimateTokens(string(prompts.FindingsSchema()))
+}
+
+// validatorReserve is the size in bytes kept for a validator request's own
+// messages beyond the persona prefix: its instructions and answer format,
+// a few headers, the base region (up to 2·baseWindow+1 lines) and the
+// finding, at up to 100 bytes a line.
+func validatorReserve() int {
+	var b strings.Builder
+	writeValidatorIntro(&b)
+	return b.Len() + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

@@ -160,17 +160,24 @@ func validatorMessages(file string, c Context, headContent, fence, last string) 
 	var head strings.Builder
 	head.WriteString("# The finding's file at the head commit\n\n")
 	df := fileOf(c.Files, file)
-	shownWhole := false
+	// What message 2 already shows of the file: nothing more is sent when
+	// it is the whole file, or the blocks a blocks-only request would show.
+	shown := LevelNone
 	for i, f := range c.Files {
-		if f.Path() == file && levelOf(c, i) == LevelWhole && c.Heads[file].Content == headContent && IsWhole(headContent) && Excerpt(f, headContent, LevelWhole) != "" {
-			shownWhole = true
+		if f.Path() == file && c.Heads[file].Content == headContent && Excerpt(f, headContent, levelOf(c, i)) != "" {
+			shown = levelOf(c, i)
+			if shown == LevelWhole && !IsWhole(headContent) {
+				shown = LevelBlocks
+			}
 		}
 	}
 	switch {
 	case headContent == "":
 		writeFenced(&head, fence, "File: "+file+"\n(The head version of this file is empty or could not be read.)")
-	case shownWhole:
-		head.WriteString("The whole head version of " + "the finding's file is shown above, with line numbers, among the changed files at the head commit.\n")
+	case shown == LevelWhole:
+		head.WriteString("The whole head version of the finding's file is shown above, with line numbers, among the changed files at the head commit.\n")
+	case shown == LevelBlocks && c.ValidatorHead == LevelBlocks:
+		head.WriteString("The file is too large to show whole: its blocks around the changes are shown above, with line numbers, among the changed files at the head commit.\n")
 	case c.ValidatorHead == LevelBlocks && !IsWhole(headContent):
 		head.WriteString("The file is too large to show whole: the blocks around the changes, with line numbers (`...` marks lines left out).\n\n")
 		ex := ""

@@ -85,7 +85,10 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads})
+	tree := func(ctx context.Context) ([]string, bool, error) {
+		return r.GitHub.Tree(ctx, o.Owner, o.Repo, info.HeadSHA)
+	}
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }

@@ -214,14 +214,15 @@ func TestReviewPREndToEnd(t *testing.T) {
 	}
 
 	// GitHub: PR, issue comments, diff, base tree, AGENTS.md, review
-	// comments; then one head file per file a validator needs (2).
+	// comments, head tree (test files); then one head file per modified
+	// file (context) or file a validator needs (2: each read once for both).
 	reqs := e.gh.Requests()
-	if len(reqs) != 6+2 {
+	if len(reqs) != 7+2 {
 		var paths []string
 		for _, r := range reqs {
 			paths = append(paths, r.Method+" "+r.Path+"?"+r.Query)
 		}
-		t.Errorf("GitHub requests: got %d; want 8:\n%s", len(reqs), strings.Join(paths, "\n"))
+		t.Errorf("GitHub requests: got %d; want 9:\n%s", len(reqs), strings.Join(paths, "\n"))
 	}
 	if n := ghCount(reqs, "GET", "/contents/AGENTS.md", baseSHA); n != 1 {
 		t.Errorf("AGENTS.md at the base commit read %d times; want 1", n)

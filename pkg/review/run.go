@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/persona"
@@ -28,6 +27,9 @@ type runInput struct {
 	// notReviewed lists what was lost before scope (GitHub's file cap).
 	notReviewed []Excluded
 	head        HeadReader
+	// tree lists the head tree (for the testing persona's test-file
+	// list); nil when there is none (a local diff).
+	tree TreeReader
 }
 
 // run is everything after the diff is in hand: scope, select, dispatch,
@@ -60,14 +62,33 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		res.Partial = true
 	}
 
-	// Budget: the diff is split into chunks of whole files within the
-	// per-call budget (what the shared PR context leaves of it), and the
-	// planned persona calls leave room for the validator under the cap.
-	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n"))
-	for _, s := range pc.Standards {
-		shared += prompt.EstimateTokens(s.Content)
+	// Context: the head version of each changed file, read once per run
+	// (the validator reuses the cache), and the head tree's test files.
+	heads := newFileCache(in.head)
+	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree)
+	pc.Fence = o.Fence
+
+	// Budget: every persona request, fixed parts, context and diff
+	// together, fits max-input-tokens; the diff is split into parts of
+	// whole files (or whole hunks), and the planned persona calls leave room
+	// for the validator under the call cap.
+	var members []persona.Persona
+	for _, p := range team {
+		members = append(members, p.Persona)
 	}
-	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
+	fixed := prompt.FixedTokens(pc, members)
+	fit := pc
+	fit.Files = sc.Files
+	parts, left := prompt.Fit(fit, o.MaxInputTokens-fixed)
+	for i := range left {
+		left[i].Reason = fmt.Sprintf("%s (max-input-tokens %d)", left[i].Reason, o.MaxInputTokens)
+		if fixed >= o.MaxInputTokens {
+			left[i].Reason = fmt.Sprintf("not reviewed: the fixed parts of a request (%d tokens) leave nothing of max-input-tokens %d", fixed, o.MaxInputTokens)
+		}
+	}
+	if fixed >= o.MaxInputTokens && len(sc.Files) > 0 {
+		o.logf("dispatch: max-input-tokens %d cannot hold even one file: the fixed parts of a request take %d tokens", o.MaxInputTokens, fixed)
+	}
 	notReviewed = append(notReviewed, left...)
 	// Files too large for a call, or over the call budget, were meant to be
 	// reviewed: the review is partial (deliberate exclusions are not).
@@ -77,10 +98,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
 	}
 	overBudget := fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)
-	if len(team) > 0 && len(chunks)*len(team) > personaCalls {
+	if len(team) > 0 && len(parts)*len(team) > personaCalls {
 		keep := personaCalls / len(team)
-		if keep == 0 && len(chunks) > 0 {
-			// Not even one round of the whole team fits: the first chunk
+		if keep == 0 && len(parts) > 0 {
+			// Not even one round of the whole team fits: the first part
 			// goes to as many personas as the cap allows (always-on first).
 			for _, p := range team[max(personaCalls, 0):] {
 				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
@@ -88,20 +109,20 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
 		}
-		for _, ch := range chunks[keep:] {
-			for _, f := range ch {
+		for _, part := range parts[keep:] {
+			for _, f := range part.Files {
 				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 		}
-		chunks = chunks[:keep]
+		parts = parts[:keep]
 		res.Partial = true
-		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
+		o.logf("dispatch: the budget allows %d of the diff's parts", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
 	// Stage 4: dispatch.
 	calls := &callBudget{limit: o.MaxLLMCalls}
-	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
+	results, runs := r.dispatch(ctx, o, team, parts, pc, calls)
 	res.Coverage.Personas = runs
 	failed, partial := 0, false
 	for _, pr := range runs {
@@ -138,7 +159,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted = r.validate(ctx, o, res, out.Gated, sc.Files, pc, in.head, calls)
+		posted = r.validate(ctx, o, res, out.Gated, parts, pc, heads, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted

@@ -12,12 +12,19 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/synth"
 	"golang.org/x/sync/errgroup"
 )
 
-// validate is Stage 5b: one independent call per finding, most severe first
-// within the budget, each finding's head file fetched once per run.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) []finding.Finding {
+// validate is Stage 5b: one independent call per finding (or, with
+// validator-batching per-file, one per file judging each of its findings
+// on its own), most severe first within the budget, each finding's head
+// file read once per run (contents is the run's cache, which the context
+// stage filled). A validator request starts with the prefix of the persona
+// requests of the part of the diff holding the finding (see
+// prompt.ForValidator), which the persona calls already put in a
+// provider's cache.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget) []finding.Finding {
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -40,68 +47,23 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		slices.Sort(order)
 	}
 
-	// The validator sees the whole diff when it fits one call's budget (it
-	// must judge "handled elsewhere"), else the finding's own file.
-	byPath := map[string]*diff.File{}
-	for _, f := range files {
-		byPath[f.Path()] = f
-	}
-	whole := prompt.EstimateTokens(diff.Render(files)) <= o.InputBudget
-	contents := newFileCache(head)
-	var usageMu sync.Mutex
 	verdicts := make([]*finding.Validation, len(gated))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.MaxConcurrency)
-	for _, i := range order {
-		f := gated[i]
-		g.Go(func() error {
-			content, found, err := contents.get(gctx, f.File)
-			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
-				return nil
-			}
-			if n := lineCount(content); found && f.Line > n {
-				// Step 1 could not check this for a modified file; the head
-				// version settles it without a model call.
-				verdicts[i] = &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
-				return nil
-			}
-			c := pc
-			c.Fence = o.Fence
-			if df := byPath[f.File]; df != nil && !whole {
-				c.Files = []*diff.File{df}
-			} else {
-				c.Files = files
-			}
-			if !calls.take() {
-				verdicts[i] = &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
-				return nil
-			}
-			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
-			req.AllowRepair = calls.take
-			resp, err := r.Model.Complete(gctx, req)
-			usageMu.Lock()
-			res.Coverage.Usage.add(resp)
-			usageMu.Unlock()
-			var v finding.Validation
-			if err == nil {
-				err = decodeStrict(resp.JSON, &v)
-			}
-			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: validatorFailure(err)}
-				return nil
-			}
-			verdicts[i] = &v
-			return nil
-		})
+	if o.ValidatorBatching == ValidatePerFile {
+		r.validatePerFile(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
+	} else {
+		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
 	}
-	_ = g.Wait()
 
 	var kept []finding.Finding
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
 			f.Validation = v
+			// The validator may lower the severity, never raise it.
+			if v.Severity.Valid() && v.Severity.Rank() > f.Severity.Rank() {
+				o.logf("validate: %s:%d lowered from %s to %s", f.File, f.Line, f.Severity, v.Severity)
+				f.Severity = v.Severity
+			}
 			kept = append(kept, f)
 			res.Coverage.Validated++
 			continue
@@ -112,8 +74,101 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
 	}
+	synth.Sort(kept) // a lowered severity moves a finding down
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
 	return kept
+}
+
+// validatePerFinding makes one validator call per finding of order.
+func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*finding.Validation) {
+	var usageMu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for _, i := range order {
+		f := gated[i]
+		g.Go(func() error {
+			content, found, err := contents.get(gctx, f.File)
+			if err != nil {
+				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+				return nil
+			}
+			if v := outsideFile(f, content, found); v != nil {
+				verdicts[i] = v
+				return nil
+			}
+			verdicts[i] = r.validateOne(gctx, o, res, &usageMu, f, partFor(pc, parts, f, o.Fence), content, calls)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// validateOne asks the validator about one finding.
+func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usageMu *sync.Mutex, f finding.Finding, c prompt.Context, content string, calls *callBudget) *finding.Validation {
+	req, err := prompt.ValidatorRequest([]finding.Finding{f}, c, content, o.ValidatorModel, o.MaxInputTokens, false)
+	if err != nil {
+		return &finding.Validation{Reason: fmt.Sprintf("validator failed (too large for max-input-tokens %d)", o.MaxInputTokens)}
+	}
+	if !calls.take() {
+		return &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
+	}
+	req.AllowRepair = calls.take
+	resp, err := r.Model.Complete(ctx, req)
+	usageMu.Lock()
+	res.Coverage.Usage.add(resp)
+	usageMu.Unlock()
+	var v finding.Validation
+	if err == nil {
+		err = decodeStrict(resp.JSON, &v)
+	}
+	if err != nil {
+		return &finding.Validation{Reason: validatorFailure(err)}
+	}
+	return &v
+}
+
+// outsideFile settles without a model call a finding whose line is past
+// the end of its head file (step 1 of synthesis cannot check that for a
+// modified file); nil when the line is inside.
+func outsideFile(f finding.Finding, content string, found bool) *finding.Validation {
+	if n := lineCount(content); found && f.Line > n {
+		return &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
+	}
+	return nil
+}
+
+// partFor is the prompt context of the part of the diff that holds f's
+// file (for a file split into groups of hunks, the group holding f's line,
+// else its first): what f's persona saw, so the validator request shares
+// that persona request's prefix.
+func partFor(pc prompt.Context, parts []prompt.Part, f finding.Finding, fence string) prompt.Context {
+	c := pc
+	c.Fence = fence
+	found := false
+	for _, p := range parts {
+		for _, df := range p.Files {
+			if df.Path() != f.File {
+				continue
+			}
+			if !found || holdsLine(df, f.Line) {
+				c.Files, c.Levels = p.Files, p.Levels
+			}
+			if holdsLine(df, f.Line) {
+				return c
+			}
+			found = true
+		}
+	}
+	return c
+}
+
+func holdsLine(df *diff.File, line int) bool {
+	for _, h := range df.Hunks {
+		if line >= h.NewStart && line < h.NewStart+max(h.NewLines, 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // validatorFailure names why a validator call gave no verdict, briefly:
