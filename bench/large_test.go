@@ -308,13 +308,19 @@ func BenchmarkLargePR(b *testing.B) {
 }
 
 // chunksNeeded is how many persona calls per persona the whole diff would
-// need at the default input budget, before max-llm-calls cuts it down.
+// need at the default max-input-tokens (the fixed parts of every persona's
+// request taken off), before max-llm-calls cuts it down.
 func chunksNeeded(tb testing.TB, d *diff.Diff) int {
 	tb.Helper()
 	sc, err := scope.Apply(d, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	chunks, _ := prompt.Chunk(sc.Files, review.DefaultInputBudget)
-	return len(chunks)
+	all, err := persona.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := prompt.Context{Files: sc.Files}
+	parts, _ := prompt.Fit(c, review.DefaultMaxInputTokens-prompt.FixedTokens(c, all, true))
+	return len(parts)
 }

@@ -47,9 +47,13 @@ const (
 	DefaultMaxValidations = 15
 	DefaultMaxConcurrency = 8
 	DefaultMaxLLMCalls    = 60
-	DefaultBotLogin       = "github-actions[bot]"
-	DefaultAPIURL         = "https://api.github.com/"
-	DefaultServerURL      = "https://github.com"
+	// DefaultMaxInputTokens bounds one whole model request (review.
+	// DefaultMaxInputTokens).
+	DefaultMaxInputTokens    = 64000
+	DefaultValidatorBatching = "per-finding"
+	DefaultBotLogin          = "github-actions[bot]"
+	DefaultAPIURL            = "https://api.github.com/"
+	DefaultServerURL         = "https://github.com"
 )
 
 // Modes of the mode input.
@@ -69,6 +73,10 @@ const (
 	MaxMaxConcurrency = 64
 	MinMaxLLMCalls    = 1
 	MaxMaxLLMCalls    = 1000
+	// A request below 4,000 tokens cannot hold the fixed parts of a
+	// prompt; above 2,000,000 no model accepts it.
+	MinMaxInputTokens = 4000
+	MaxMaxInputTokens = 2000000
 )
 
 // Names of the step outputs (SPEC section 3).
@@ -114,6 +122,9 @@ func Inputs() []Input {
 		{Name: "max-validations", Default: strconv.Itoa(DefaultMaxValidations)},
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
+		{Name: "max-input-tokens", Default: strconv.Itoa(DefaultMaxInputTokens)},
+		{Name: "validator-batching", Default: DefaultValidatorBatching},
+		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "quiet", Default: "false"},
 	}
@@ -135,8 +146,15 @@ type Config struct {
 	MaxValidations int
 	MaxConcurrency int
 	MaxLLMCalls    int
-	BotLogin       string
-	Quiet          bool
+	// MaxInputTokens bounds one whole model request.
+	MaxInputTokens int
+	// ValidatorBatching is "per-finding" or "per-file".
+	ValidatorBatching string
+	// CacheWarmup sends one persona call first so the rest find the shared
+	// prefix in the provider's prompt cache.
+	CacheWarmup bool
+	BotLogin    string
+	Quiet       bool
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -255,17 +273,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
 	c.MaxConcurrency = p.number("max-concurrency", in["max-concurrency"], MinMaxConcurrency, MaxMaxConcurrency)
 	c.MaxLLMCalls = p.number("max-llm-calls", in["max-llm-calls"], MinMaxLLMCalls, MaxMaxLLMCalls)
+	c.MaxInputTokens = p.number("max-input-tokens", in["max-input-tokens"], MinMaxInputTokens, MaxMaxInputTokens)
+	c.ValidatorBatching = strings.ToLower(in["validator-batching"])
+	if c.ValidatorBatching != "per-finding" && c.ValidatorBatching != "per-file" {
+		p.add("validator-batching", fmt.Sprintf("%q is not one of per-finding, per-file", in["validator-batching"]))
+	}
+	c.CacheWarmup = p.boolean("cache-warmup", in["cache-warmup"])
 
 	c.BotLogin = in["bot-login"]
 
-	switch q := in["quiet"]; q {
-	case "true", "True", "TRUE":
-		c.Quiet = true
-	case "false", "False", "FALSE":
-	default:
-		// The same spellings as the Actions toolkit's getBooleanInput (YAML 1.2 core schema).
-		p.add("quiet", fmt.Sprintf("%q is not a boolean (true or false)", q))
-	}
+	c.Quiet = p.boolean("quiet", in["quiet"])
 
 	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)
 	if _, err := httpURL(c.APIURL); err != nil {
@@ -405,6 +422,19 @@ type problems struct{ list []Problem }
 
 func (p *problems) add(input, msg string) {
 	p.list = append(p.list, Problem{Input: input, Message: msg})
+}
+
+// boolean reads the spellings of the Actions toolkit's getBooleanInput
+// (YAML 1.2 core schema).
+func (p *problems) boolean(input, s string) bool {
+	switch s {
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+	default:
+		p.add(input, fmt.Sprintf("%q is not a boolean (true or false)", s))
+	}
+	return false
 }
 
 func (p *problems) number(input, s string, lo, hi int) int {

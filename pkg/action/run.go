@@ -106,6 +106,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Exclude: c.Exclude, Personas: c.Personas,
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
+		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
 		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
 		PrecheckOnly: d.MissingKey != nil,
 	}

@@ -525,7 +525,7 @@ func TestReviewHelp(t *testing.T) {
 			"repo", "pr", "post", "diff", "base", "dir", "title", "body", "json", "validate", "quiet",
 			"github-token", "github-api-url", "server-url", "api-key", "base-url", "model", "strong-model",
 			"validator-model", "fail-on", "bot-login", "exclude", "personas", "max-validations",
-			"max-concurrency", "max-llm-calls",
+			"max-concurrency", "max-llm-calls", "max-input-tokens", "validator-batching", "cache-warmup",
 		} {
 			if !strings.Contains(help, "-"+name+" ") && !strings.Contains(help, "-"+name+"\n") {
 				t.Errorf("review %s does not document -%s", arg, name)

@@ -156,12 +156,15 @@ func pieceTokens(c Context, f *diff.File, l Level) int {
 // FixedTokens estimates the tokens of a persona request of c that do not
 // depend on its files: the system message, the PR's intent, standards and
 // earlier comments, the section texts, the longest persona turn of team
-// (or the validator's last message, when longer: a validator request
-// starts with a persona request's prefix and must fit too), and the
-// findings schema sent as the response format.
-func FixedTokens(c Context, team []persona.Persona) int {
+// (with validator, the validator's last message when longer: a validator
+// request starts with a persona request's prefix, and fits with it when
+// this room is kept), and the findings schema sent as the response format.
+func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 	c.Files, c.Levels = nil, nil
-	longest := validatorReserve()
+	longest := 0
+	if validator {
+		longest = validatorReserve()
+	}
 	for _, p := range team {
 		longest = max(longest, len(personaTurn(p)))
 	}

@@ -187,7 +187,7 @@ func TestChunkFailures(t *testing.T) {
 				}, nil, nil))
 			})
 			o := options()
-			o.Personas, o.MaxInputTokens = alwaysOn, diffBudget(t, 600, alwaysOn...)
+			o.Personas, o.MaxInputTokens = alwaysOn, diffBudget(t, 600, true, alwaysOn...)
 
 			res, _, err := e.rv.ReviewPR(context.Background(), o)
 			if got := errors.Is(err, review.ErrAllPersonasFailed); got != tc.wantAll {
@@ -452,7 +452,7 @@ func TestValidatorDiffScope(t *testing.T) {
 			o := options()
 			o.Personas = []string{"correctness"}
 			if tc.inputBudget > 0 {
-				o.MaxInputTokens = diffBudget(t, tc.inputBudget, o.Personas...)
+				o.MaxInputTokens = diffBudget(t, tc.inputBudget, true, o.Personas...)
 			}
 
 			if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {

@@ -338,8 +338,9 @@ func (e *env) helpersPR(t *testing.T, n int, paths ...string) {
 
 // diffBudget is the max-input-tokens that leaves n tokens for the diff and
 // context of a helpers PR (addPR's title and body, no standards) reviewed
-// by team: the fixed parts of its requests plus n.
-func diffBudget(t *testing.T, n int, team ...string) int {
+// by team, with or without the validator: the fixed parts of its requests
+// plus n.
+func diffBudget(t *testing.T, n int, validate bool, team ...string) int {
 	t.Helper()
 	all, err := persona.Load()
 	if err != nil {
@@ -352,7 +353,7 @@ func diffBudget(t *testing.T, n int, team ...string) int {
 		}
 	}
 	c := prompt.Context{Repo: owner + "/" + repo, PR: prNum, Title: "Add helpers", Body: "Small helpers.", Tests: map[string][]string{}, Fence: fence}
-	return prompt.FixedTokens(c, members) + n
+	return prompt.FixedTokens(c, members, validate) + n
 }
 
 // ordersBudget is diffBudget for addOrdersPR's PR and its whole team.
@@ -369,5 +370,5 @@ func ordersBudget(t *testing.T, n int) int {
 		PreviousComments: []string{"lena: Could the sort column be whitelisted?"},
 		Tests:            map[string][]string{}, Fence: fence,
 	}
-	return prompt.FixedTokens(c, all) + n
+	return prompt.FixedTokens(c, all, true) + n
 }

@@ -76,7 +76,9 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	for _, p := range team {
 		members = append(members, p.Persona)
 	}
-	fixed := prompt.FixedTokens(pc, members)
+	// When the validator runs, persona requests keep room for its own
+	// messages, so a validator request fits with the persona prefix.
+	fixed := prompt.FixedTokens(pc, members, o.Validate)
 	fit := pc
 	fit.Files = sc.Files
 	parts, left := prompt.Fit(fit, o.MaxInputTokens-fixed)
