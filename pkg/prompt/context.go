@@ -34,14 +34,14 @@ const (
 // Limits of the context of one file.
 const (
 	// WholeFileMaxLines and WholeFileMaxBytes bound a file shown whole.
-	WholeFileMaxLines = 250
-	WholeFileMaxBytes = 10_000
+	WholeFileMaxLines = 120
+	WholeFileMaxBytes = 5_000
 	// maxBlockLines bounds one enclosing block shown whole; a longer block
 	// shows its first line and a window around the changed lines.
-	maxBlockLines = 80
+	maxBlockLines = 50
 	// blockWindow is the number of lines each side of a changed line kept
 	// from a block longer than maxBlockLines.
-	blockWindow = 15
+	blockWindow = 10
 	// maxTestFiles bounds the test files listed for one source file.
 	maxTestFiles = 8
 )
@@ -54,7 +54,8 @@ type Head struct {
 
 // Excerpt returns the context of f at level, from its head content: the
 // head file's lines with their numbers ("  12  code"), "..." between
-// ranges that are not adjacent. "" when there is nothing to show (no head
+// ranges that are not adjacent. A whole file is shown whole; blocks leave
+// out the lines the diff's hunks already show. "" when there is nothing to show (no head
 // content, LevelNone, an added, deleted or binary file, or no hunk inside
 // a block).
 func Excerpt(f *diff.File, head string, level Level) string {
@@ -70,7 +71,46 @@ func Excerpt(f *diff.File, head string, level Level) string {
 	if len(anchors) == 0 {
 		return ""
 	}
-	return numberedRanges(lines, blockRanges(f.Path(), head, lines, anchors))
+	// The diff already shows its own new-side lines: the blocks add only
+	// what lies around them.
+	return numberedRanges(lines, subtract(blockRanges(f.Path(), head, lines, anchors), hunkLines(f)))
+}
+
+// hunkLines are the new-side line ranges f's hunks show.
+func hunkLines(f *diff.File) [][2]int {
+	var out [][2]int
+	for _, h := range f.Hunks {
+		if h.NewLines > 0 {
+			out = append(out, [2]int{h.NewStart, h.NewStart + h.NewLines - 1})
+		}
+	}
+	return out
+}
+
+// subtract removes the lines of cut from the sorted, merged ranges rs.
+func subtract(rs, cut [][2]int) [][2]int {
+	var out [][2]int
+	for _, r := range rs {
+		parts := [][2]int{r}
+		for _, c := range cut {
+			var next [][2]int
+			for _, p := range parts {
+				if c[1] < p[0] || c[0] > p[1] {
+					next = append(next, p)
+					continue
+				}
+				if p[0] < c[0] {
+					next = append(next, [2]int{p[0], c[0] - 1})
+				}
+				if p[1] > c[1] {
+					next = append(next, [2]int{c[1] + 1, p[1]})
+				}
+			}
+			parts = next
+		}
+		out = append(out, parts...)
+	}
+	return out
 }
 
 // IsWhole reports whether Excerpt at LevelWhole shows head whole.

@@ -37,6 +37,17 @@ func span(a, b int) []int {
 	return out
 }
 
+// without is s with n removed: the changed line, which the diff shows.
+func without(s []int, n int) []int {
+	var out []int
+	for _, x := range s {
+		if x != n {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // filler is n lines of a statement in a given language.
 func filler(n int, line string) string { return strings.Repeat(line+"\n", n) }
 
@@ -77,12 +88,12 @@ func TestExcerpt(t *testing.T) {
 		want  []int
 	}{
 		{"small file whole", oneLineChange("a.go", 2, "x", "y"), "package p\n\nvar x = 1\n", LevelWhole, span(1, 3)},
-		{"go: the enclosing function with its doc comment", oneLineChange("p.go", 158, "", "\ts := \"}\""), goSrc, LevelWhole, span(156, 160)},
-		{"go: blocks level on a small file", oneLineChange("s.go", 4, "", "\treturn 2"), "package p\n\nfunc f() int {\n\treturn 2\n}\n\nvar y = 3\n", LevelBlocks, span(3, 5)},
-		{"go: long function keeps its signature and a window", oneLineChange("l.go", 100, "", "\tz++"), longGo, LevelBlocks, append([]int{3}, span(85, 115)...)},
-		{"js: braces in strings ignored, method inside a long class", oneLineChange("cart.js", 6, "", "x"), js, LevelWhole, append([]int{3}, span(4, 7)...)},
-		{"python: method with its decorator", oneLineChange("client.py", 6, "", "x"), py, LevelBlocks, append([]int{3}, span(4, 6)...)},
-		{"python: the method holding the change", oneLineChange("client.py", 10, "", "x"), py, LevelBlocks, append([]int{3}, span(8, 11)...)},
+		{"go: the enclosing function with its doc comment", oneLineChange("p.go", 158, "", "\ts := \"}\""), goSrc, LevelWhole, without(span(156, 160), 158)},
+		{"go: blocks level on a small file", oneLineChange("s.go", 4, "", "\treturn 2"), "package p\n\nfunc f() int {\n\treturn 2\n}\n\nvar y = 3\n", LevelBlocks, []int{3, 5}},
+		{"go: long function keeps its signature and a window", oneLineChange("l.go", 100, "", "\tz++"), longGo, LevelBlocks, without(append([]int{3}, span(90, 110)...), 100)},
+		{"js: braces in strings ignored, method inside a long class", oneLineChange("cart.js", 6, "", "x"), js, LevelWhole, []int{3, 4, 5, 7}},
+		{"python: method with its decorator", oneLineChange("client.py", 6, "", "x"), py, LevelBlocks, []int{3, 4, 5}},
+		{"python: the method holding the change", oneLineChange("client.py", 10, "", "x"), py, LevelBlocks, []int{3, 8, 9, 11}},
 		{"none level", oneLineChange("a.go", 2, "x", "y"), "package p\n\nvar x = 1\n", LevelNone, nil},
 		{"no head", oneLineChange("a.go", 2, "x", "y"), "", LevelWhole, nil},
 	}
@@ -105,7 +116,8 @@ func TestExcerptGapsAndDeletion(t *testing.T) {
 		{OldStart: 307, OldLines: 1, NewStart: 307, NewLines: 1, Lines: []diff.Line{{Kind: diff.Add, Text: "\ty()", NewNo: 307}}},
 	}}
 	ex := Excerpt(f, src, LevelBlocks)
-	want := "     ...\n  3  func a() {\n  4  \tx()\n  5  }\n     ...\n306  func b() {\n307  \ty()\n308  }\n"
+	// Lines 4 and 307 are in the hunks: the diff shows them.
+	want := "     ...\n  3  func a() {\n     ...\n  5  }\n     ...\n306  func b() {\n     ...\n308  }\n"
 	if ex != want {
 		t.Errorf("Excerpt =\n%q\nwant\n%q", ex, want)
 	}

@@ -24,7 +24,8 @@ func writeDiff(b *strings.Builder, files []*diff.File, fence string) {
 
 // contextIntro explains the head-file context to the model.
 const contextIntro = "The head (new) version of each changed file, with its line numbers: the whole file when it is " +
-	"small, else the function or block around each change (`...` marks lines left out). Use it to check guards, " +
+	"small, else the function or block around each change, without the lines the diff already shows (`...` " +
+	"marks lines left out). Use it to check guards, " +
 	"callers, types and declarations. It is the same code the diff shows, not more of the change: report " +
 	"problems the diff introduces or makes reachable.\n"
 

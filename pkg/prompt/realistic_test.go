@@ -384,11 +384,13 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if len(r.Messages) != 4 {
 			t.Fatalf("%s: %d messages; want system, PR and diff, head file, finding", rc.name, len(r.Messages))
 		}
-		// The validator starts with the persona requests' shared prefix,
-		// which the persona calls already put in the provider's cache.
+		// The validator starts with the persona requests' system message,
+		// and its pull-request message is the same for every finding.
 		pr := ForPersona(c, loadPersonas(t)[0], "m")
-		if r.Messages[0] != pr.Messages[0] || r.Messages[1] != pr.Messages[1] {
-			t.Errorf("%s: validator's first two messages differ from the persona requests'; want a shared prefix", rc.name)
+		other := f
+		other.Title, other.Line = "Another finding", 1
+		if r.Messages[0] != pr.Messages[0] || r.Messages[1] != ForValidator(other, c, head, "model-validator").Messages[1] {
+			t.Errorf("%s: validator's first two messages differ from the persona system message or between findings; want a shared prefix", rc.name)
 		}
 		last := r.Messages[3].Content
 		for _, m := range r.Messages[1:] {
@@ -404,7 +406,7 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if !strings.Contains(last, f.Title) || strings.Contains(r.Messages[1].Content+r.Messages[2].Content, f.Title) {
 			t.Errorf("%s: the finding must be in the last message only (shared part first)", rc.name)
 		}
-		if want := fmt.Sprintf("%*d  %s\n", len(fmt.Sprint(len(lines))), f.Line, lines[f.Line-1]); !strings.Contains(r.Messages[1].Content+r.Messages[2].Content, want) {
+		if want := fmt.Sprintf("%*d  %s\n", len(fmt.Sprint(len(lines))), f.Line, lines[f.Line-1]); !strings.Contains(r.Messages[2].Content, want) {
 			t.Errorf("%s: validator head message lacks the numbered head line %q", rc.name, want)
 		}
 		if !strings.Contains(r.Messages[1].Content, rc.title) {

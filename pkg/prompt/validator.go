@@ -26,22 +26,26 @@ var ErrTooLarge = errors.New("too large for max-input-tokens")
 const baseWindow = 8
 
 // ForValidator builds the Stage 5b request that checks finding f (SPEC
-// Stage 5b). The shared part comes first and the finding last, for
-// provider prompt caching:
+// Stage 5b). The shared part comes first and the finding last, so that a
+// provider's prompt cache serves what validator calls have in common:
 //
 //  1. the system message every persona request starts with (rubric,
-//     answer format, false-positive catalog, fencing rule);
+//     answer format, false-positive catalog, fencing rule) — the same for
+//     every request of every run;
 //  2. the pull request: title and description, standards files, earlier
-//     comments, the numbered diff and the head context of c.Files — when
-//     c is the part of the diff a persona reviewed (the caller passes it),
-//     byte-identical to that persona request's second message, so the
-//     validator reuses the prefix the persona calls already paid for;
+//     comments and the numbered diff of c.Files (the part of the diff the
+//     finding's persona reviewed: the whole diff when it fits one call) —
+//     the same for every validation of the run;
 //  3. the head version of the finding's file, numbered (whole, or its
-//     enclosing blocks when c.ValidatorHead is LevelBlocks; nothing more
-//     when message 2 already shows the whole file) — shared by every
-//     validation of that file;
+//     enclosing blocks when c.ValidatorHead is LevelBlocks) — the same for
+//     every validation of that file;
 //  4. the validator's instructions, the base version of the cited region
 //     and the finding, without the reporting persona's confidence or name.
+//
+// The persona requests' head context is left out: the validator reads the
+// whole head file instead. (Providers that cache structured-output schemas
+// as a prefix, OpenAI among them, share nothing between a findings and a
+// validation request anyway.)
 //
 // Its key is llm.Key("validation", the finding's JSON, plain diff, head).
 func ForValidator(f finding.Finding, c Context, headContent string, model string) llm.Request {
@@ -157,31 +161,19 @@ func RequestTokens(r llm.Request) int {
 // validatorMessages are a validator request's three shared messages and
 // its last one.
 func validatorMessages(file string, c Context, headContent, fence, last string) []llm.Message {
+	var pr strings.Builder
+	writeIntent(&pr, c, fence)
+	writeDiff(&pr, c.Files, fence)
+
 	var head strings.Builder
 	head.WriteString("# The finding's file at the head commit\n\n")
-	df := fileOf(c.Files, file)
-	// What message 2 already shows of the file: nothing more is sent when
-	// it is the whole file, or the blocks a blocks-only request would show.
-	shown := LevelNone
-	for i, f := range c.Files {
-		if f.Path() == file && c.Heads[file].Content == headContent && Excerpt(f, headContent, levelOf(c, i)) != "" {
-			shown = levelOf(c, i)
-			if shown == LevelWhole && !IsWhole(headContent) {
-				shown = LevelBlocks
-			}
-		}
-	}
 	switch {
 	case headContent == "":
 		writeFenced(&head, fence, "File: "+file+"\n(The head version of this file is empty or could not be read.)")
-	case shown == LevelWhole:
-		head.WriteString("The whole head version of the finding's file is shown above, with line numbers, among the changed files at the head commit.\n")
-	case shown == LevelBlocks && c.ValidatorHead == LevelBlocks:
-		head.WriteString("The file is too large to show whole: its blocks around the changes are shown above, with line numbers, among the changed files at the head commit.\n")
 	case c.ValidatorHead == LevelBlocks && !IsWhole(headContent):
 		head.WriteString("The file is too large to show whole: the blocks around the changes, with line numbers (`...` marks lines left out).\n\n")
 		ex := ""
-		if df != nil {
+		if df := fileOf(c.Files, file); df != nil {
 			ex = Excerpt(df, headContent, LevelBlocks)
 		}
 		if ex == "" {
@@ -194,7 +186,7 @@ func validatorMessages(file string, c Context, headContent, fence, last string) 
 	}
 	return []llm.Message{
 		{Role: llm.RoleSystem, Content: reviewerSystem()},
-		{Role: llm.RoleUser, Content: pullRequestData(c, fence)},
+		{Role: llm.RoleUser, Content: pr.String()},
 		{Role: llm.RoleUser, Content: head.String()},
 		{Role: llm.RoleUser, Content: last},
 	}

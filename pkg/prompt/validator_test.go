@@ -135,7 +135,7 @@ func TestFit(t *testing.T) {
 		left   int
 	}{
 		{"room for context", 10_000, []Level{LevelWhole, LevelWhole}, 0},
-		{"context dropped to fit", noneCost + 5, []Level{LevelNone, LevelWhole}, 0},
+		{"whole file dropped to its blocks to fit", noneCost + 5, []Level{LevelBlocks, LevelWhole}, 0},
 		{"nothing fits", 0, nil, 2},
 	}
 	for _, tt := range tests {

@@ -94,10 +94,11 @@ func TestContextInPersonaPrompts(t *testing.T) {
 	if res.Coverage.Validated != 1 || len(res.Findings) != 1 {
 		t.Errorf("validated %d, posted %d; want 1, 1", res.Coverage.Validated, len(res.Findings))
 	}
-	// The validator starts with the prefix the persona requests shared.
+	// The validator starts with the persona requests' system message and
+	// reads the whole head file, numbered.
 	v := e.model.RequestsFor(llm.Validator)
-	if len(v) != 1 || v[0].Messages[0] != reqs[0].Messages[0] || v[0].Messages[1] != reqs[0].Messages[1] {
-		t.Errorf("validator request does not start with the persona requests' shared prefix")
+	if len(v) != 1 || v[0].Messages[0] != reqs[0].Messages[0] || !strings.Contains(v[0].Messages[2].Content, "  3  func pad0() int { return 0 }\n") {
+		t.Errorf("validator request does not start with the persona system message and hold the whole head file")
 	}
 }
 

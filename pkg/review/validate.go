@@ -82,21 +82,36 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 // validatePerFinding makes one validator call per finding of order.
 func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*finding.Validation) {
 	var usageMu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.MaxConcurrency)
-	for _, i := range order {
+	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
+		i := order[k]
 		f := gated[i]
+		content, found, err := contents.get(ctx, f.File)
+		if err != nil {
+			verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+			return
+		}
+		if v := outsideFile(f, content, found); v != nil {
+			verdicts[i] = v
+			return
+		}
+		verdicts[i] = r.validateOne(ctx, o, res, &usageMu, f, partFor(pc, parts, f, o.Fence), content, calls)
+	})
+}
+
+// phased runs fn(0..n-1) in parallel under limit. With warm, fn(0) runs
+// first and alone, so a provider's prompt cache holds the prefix the
+// other calls share when they arrive (one model latency more).
+func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Context, k int)) {
+	start := 0
+	if warm && n > 1 {
+		fn(ctx, 0)
+		start = 1
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
+	for k := start; k < n; k++ {
 		g.Go(func() error {
-			content, found, err := contents.get(gctx, f.File)
-			if err != nil {
-				verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
-				return nil
-			}
-			if v := outsideFile(f, content, found); v != nil {
-				verdicts[i] = v
-				return nil
-			}
-			verdicts[i] = r.validateOne(gctx, o, res, &usageMu, f, partFor(pc, parts, f, o.Fence), content, calls)
+			fn(gctx, k)
 			return nil
 		})
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
-	"golang.org/x/sync/errgroup"
 )
 
 // validations is the answer of a per-file validator call (schema
@@ -45,71 +44,66 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 		}
 	}
 	var usageMu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.MaxConcurrency)
-	for _, file := range files {
-		g.Go(func() error {
-			content, found, err := contents.get(gctx, file)
-			if err != nil {
-				fail(byFile[file], "validator failed (head file unavailable)")
-				return nil
+	phased(ctx, o.MaxConcurrency, len(files), o.WarmCache, func(gctx context.Context, k int) {
+		file := files[k]
+		content, found, err := contents.get(gctx, file)
+		if err != nil {
+			fail(byFile[file], "validator failed (head file unavailable)")
+			return
+		}
+		var idx []int
+		var fs []finding.Finding
+		for _, i := range byFile[file] {
+			if v := outsideFile(gated[i], content, found); v != nil {
+				verdicts[i] = v
+				continue
 			}
-			var idx []int
-			var fs []finding.Finding
-			for _, i := range byFile[file] {
-				if v := outsideFile(gated[i], content, found); v != nil {
-					verdicts[i] = v
-					continue
-				}
-				idx = append(idx, i)
-				fs = append(fs, gated[i])
-			}
-			if len(fs) == 0 {
-				return nil
-			}
-			part := partFor(pc, parts, fs[0], o.Fence)
-			req, err := prompt.ValidatorRequest(fs, part, content, o.ValidatorModel, o.MaxInputTokens, true)
-			if err != nil {
-				// Too many findings for one request: one call each.
-				o.logf("validate: the %d findings of %s do not fit one request; validating them one by one", len(fs), file)
-				for k, i := range idx {
-					verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(pc, parts, fs[k], o.Fence), content, calls)
-				}
-				return nil
-			}
-			if !calls.take() {
-				fail(idx, "validator not run: over the max-llm-calls cap")
-				return nil
-			}
-			req.AllowRepair = calls.take
-			resp, err := r.Model.Complete(gctx, req)
-			usageMu.Lock()
-			res.Coverage.Usage.add(resp)
-			usageMu.Unlock()
-			var ans validations
-			if err == nil {
-				err = decodeStrict(resp.JSON, &ans)
-			}
-			if err != nil {
-				fail(idx, validatorFailure(err))
-				return nil
-			}
-			got := map[string][]finding.Validation{}
-			for _, v := range ans.Verdicts {
-				got[v.Finding] = append(got[v.Finding], v.Validation)
-			}
+			idx = append(idx, i)
+			fs = append(fs, gated[i])
+		}
+		if len(fs) == 0 {
+			return
+		}
+		part := partFor(pc, parts, fs[0], o.Fence)
+		req, err := prompt.ValidatorRequest(fs, part, content, o.ValidatorModel, o.MaxInputTokens, true)
+		if err != nil {
+			// Too many findings for one request: one call each.
+			o.logf("validate: the %d findings of %s do not fit one request; validating them one by one", len(fs), file)
 			for k, i := range idx {
-				switch vs := got[prompt.FindingID(k)]; len(vs) {
-				case 1:
-					verdicts[i] = &vs[0]
-				case 0:
-					verdicts[i] = &finding.Validation{Reason: "validator failed (no verdict for this finding)"}
-				default:
-					verdicts[i] = &finding.Validation{Reason: "validator failed (two verdicts for this finding)"}
-				}
+				verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(pc, parts, fs[k], o.Fence), content, calls)
 			}
-			return nil
-		})
-	}
-	_ = g.Wait()
+			return
+		}
+		if !calls.take() {
+			fail(idx, "validator not run: over the max-llm-calls cap")
+			return
+		}
+		req.AllowRepair = calls.take
+		resp, err := r.Model.Complete(gctx, req)
+		usageMu.Lock()
+		res.Coverage.Usage.add(resp)
+		usageMu.Unlock()
+		var ans validations
+		if err == nil {
+			err = decodeStrict(resp.JSON, &ans)
+		}
+		if err != nil {
+			fail(idx, validatorFailure(err))
+			return
+		}
+		got := map[string][]finding.Validation{}
+		for _, v := range ans.Verdicts {
+			got[v.Finding] = append(got[v.Finding], v.Validation)
+		}
+		for k, i := range idx {
+			switch vs := got[prompt.FindingID(k)]; len(vs) {
+			case 1:
+				verdicts[i] = &vs[0]
+			case 0:
+				verdicts[i] = &finding.Validation{Reason: "validator failed (no verdict for this finding)"}
+			default:
+				verdicts[i] = &finding.Validation{Reason: "validator failed (two verdicts for this finding)"}
+			}
+		}
+	})
 }

@@ -130,8 +130,10 @@ func (s *Server) SetDefault(h func(Request) Reply) {
 }
 
 // SimulatePromptCache turns on a provider-style prompt cache: a request's
-// cached_tokens is the longest prefix of its messages (role and content,
-// in order) that it shares with a request answered BEFORE it arrived,
+// cached_tokens is the longest prefix of its response schema (OpenAI puts
+// a structured-output schema before the system message) and messages
+// (role and content, in order) that it shares with a request answered
+// BEFORE it arrived,
 // counted at four bytes a token in whole blocks of 128 tokens and only
 // from 1,024 tokens on, as OpenAI documents its automatic caching. Calls
 // in flight together therefore share nothing, as with a real provider.
@@ -359,7 +361,7 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	var cached int
 	var text string
 	if simulate {
-		text = promptText(req.Messages)
+		text = req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
 		cached = cachedTokens(s.cache, text)
 	}
 	s.mu.Unlock()
