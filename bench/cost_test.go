@@ -199,7 +199,7 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		Owner: owner, Repo: repo, PR: realPRNumber, Mode: review.ModeComment, Validate: true,
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, BotLogin: botName,
 		// The five personas of the measured PR.
-		Personas: []string{"correctness", "testing", "maintainability", "security", "reliability"},
+		Personas:          []string{"correctness", "testing", "maintainability", "security", "reliability"},
 		ValidatorBatching: cfg.batching, WarmCache: cfg.warmCache,
 	}
 	start := time.Now()

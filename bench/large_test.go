@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -211,7 +212,15 @@ func largeRun(tb testing.TB, text []byte, team []persona.Persona, model llm.Comp
 	rv := review.Reviewer{Model: model, Personas: team}
 	// Head files long enough for every finding's line: the validator
 	// stage drops a finding past the end of its file without a call.
-	head := func(context.Context, string) (string, bool, error) { return headFile, true, nil }
+	// No standards files or .gitattributes: the head reader also serves
+	// those for a local diff.
+	head := func(_ context.Context, p string) (string, bool, error) {
+		switch path.Base(p) {
+		case "AGENTS.md", "CLAUDE.md", ".gitattributes":
+			return "", false, nil
+		}
+		return headFile, true, nil
+	}
 	res, err := rv.ReviewDiff(context.Background(), review.Options{
 		Owner: owner, Repo: repo, Mode: review.ModeComment, Validate: true,
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, MaxLLMCalls: 60,
