@@ -152,3 +152,40 @@ func TestTestFiles(t *testing.T) {
 		t.Errorf("TestFiles =\n%v\nwant\n%v", got, want)
 	}
 }
+
+// FuzzExcerpt feeds untrusted file contents to the block finders (Go's
+// parser, the brace lexer, the indent walk): no panic, every line shown
+// exists with its own text, and a line the hunk shows is never repeated.
+func FuzzExcerpt(f *testing.F) {
+	f.Add("a.go", "package p\n\nfunc f() {\n\tx := \"}\"\n}\n", 4)
+	f.Add("a.js", "class A {\n  m() { return `{${x}` }\n}\n/* { */\n", 2)
+	f.Add("a.py", "class A:\n    @d\n    def m(self):\n        return 1\n", 4)
+	f.Add("a.c", "int\nmain(void)\n{\n  return '}';\n}\n", 4)
+	f.Add("x.txt", "\n\n\t\t\n", 2)
+	f.Fuzz(func(t *testing.T, name, src string, line int) {
+		lines := splitLines(src)
+		if line < 1 || line > len(lines) || len(src) > 1<<16 {
+			return
+		}
+		df := oneLineChange(name, line, "old", lines[line-1])
+		for _, level := range []Level{LevelWhole, LevelBlocks} {
+			ex := Excerpt(df, src, level)
+			for _, l := range strings.Split(strings.TrimSuffix(ex, "\n"), "\n") {
+				num, text, ok := strings.Cut(strings.TrimLeft(l, " "), "  ")
+				if !ok || num == "..." || strings.TrimSpace(l) == "..." {
+					continue
+				}
+				var n int
+				if _, err := fmt.Sscanf(num, "%d", &n); err != nil {
+					continue
+				}
+				if n < 1 || n > len(lines) || lines[n-1] != text {
+					t.Fatalf("level %d shows line %d as %q; the file has %d lines", level, n, text, len(lines))
+				}
+				if level == LevelBlocks && n == line && !IsWhole(src) {
+					t.Fatalf("blocks repeat the changed line %d", n)
+				}
+			}
+		}
+	})
+}
