@@ -9,10 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/anchor-review/anchor-review/pkg/cli"
+	"github.com/anchor-review/anchor-review/pkg/report"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func main() {
 // returns cli.ExitCode's mapping.
 func exitCode(err error, stderr io.Writer) int {
 	if err != nil {
-		fmt.Fprintf(stderr, "anchor-review: %s\n", strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error()))
+		fmt.Fprintf(stderr, "anchor-review: %s\n", report.LogLine(err.Error()))
 	}
 	return cli.ExitCode(err)
 }

@@ -17,18 +17,22 @@ import (
 func TestNoSecretsRuns(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		event    string // "" means pull_request
-		pr       githubtest.PR
-		fork     bool
-		requests int // GitHub requests; the pre-check's two reads when 0
-		actor    string
-		wantExit int
-		want     []string
+		name       string
+		event      string // "" means pull_request
+		pr         githubtest.PR
+		fork       bool
+		requests   int  // GitHub requests; the pre-check's two reads when 0
+		checkWrite bool // the one write is rule 3's skipped check run
+		actor      string
+		wantExit   int
+		want       []string
 	}{
+		// Rule 3 writes its `skipped` check run: two reads and one write.
 		{name: "dependabot bump", pr: githubtest.PR{Title: "chore(deps): bump golang.org/x/net from 0.23.0 to 0.24.0", Author: "dependabot[bot]"},
-			actor: "dependabot[bot]", wantExit: 0, want: []string{"skipped"}},
-		{name: "dependabot bump with a body", pr: githubtest.PR{Title: "chore(deps): bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
+			actor: "dependabot[bot]", wantExit: 0, requests: 3, checkWrite: true, want: []string{"skipped"}},
+		{name: "dependabot bump with release notes", pr: githubtest.PR{Title: "chore(deps): bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
+			actor: "dependabot[bot]", wantExit: 0, requests: 3, checkWrite: true, want: []string{"skipped"}},
+		{name: "dependabot PR without a trivial title", pr: githubtest.PR{Title: "Bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
 			actor: "dependabot[bot]", wantExit: 2, want: []string{"::error::", "api-key", "Dependabot"}},
 		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
 			want: []string{"::error::", "api-key", "fork"}},
@@ -78,7 +82,11 @@ func TestNoSecretsRuns(t *testing.T) {
 			if n := len(s.gh.Requests()); n != want {
 				t.Errorf("GitHub requests: got %d; want %d\n%s", n, want, describe(s.gh.Requests()))
 			}
-			if w := writes(s.gh.Requests()); len(w) != 0 {
+			w := writes(s.gh.Requests())
+			switch {
+			case tt.checkWrite && (len(w) != 1 || !strings.HasSuffix(w[0].Path, "/check-runs")):
+				t.Errorf("writes: got %s; want the skipped check run only", describe(w))
+			case !tt.checkWrite && len(w) != 0:
 				t.Errorf("writes: got %s; want none", describe(w))
 			}
 			if n := len(s.model.Requests()); n != 0 {
@@ -97,7 +105,7 @@ func TestCarriedFailureWithReadOnlyToken(t *testing.T) {
 	s := newStage(t)
 	pr := s.addPR(githubtest.PR{})
 	s.gh.AddComment(pr.Number, botLogin, "<!-- anchor-review:report -->\n"+
-		`<!-- anchor-review:meta {"version":1,"head_sha":"`+strings.Repeat("c", 40)+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
+		`<!-- anchor-review:meta {"version":1,"head_sha":"`+pr.HeadSHA+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
 	s.gh.Inject(githubtest.ReadOnlyToken())
 	s.event("pull_request", "pull_request.synchronize", pr)
 

@@ -156,6 +156,30 @@ func TestConclusionFollowsFindings(t *testing.T) {
 	}
 }
 
+// TestReportOnlyOutputs: report-only posts nothing, so there is no check
+// run and the conclusion output is empty; it never says "success" beside a
+// not-ready verdict. Unvalidated findings do not fail the step.
+func TestReportOnlyOutputs(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P0")}})
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(map[string]string{"INPUT_MODE": "report-only"})
+
+	if r.exit != 0 {
+		t.Errorf("exit code %d; want 0%s", r.exit, r.logs())
+	}
+	wantOutputs(t, r, map[string]string{"conclusion": "", "verdict": "not-ready", "findings": "1", "comment-url": "", "skipped": "false"})
+	if n, w := len(s.gh.CheckRuns()), writes(s.gh.Requests()); n != 0 || len(w) != 0 {
+		t.Errorf("check runs %d, writes %d; want none in report-only mode:%s", n, len(w), describe(w))
+	}
+	if !strings.Contains(r.summary, "Loop reads one element past n") {
+		t.Errorf("the job summary lacks the finding:\n%s", r.summary)
+	}
+}
+
 // TestConcurrentRunsLeaveOneComment: two runs started at once (a push
 // and a manual rerun) end with exactly one report comment. The fake
 // GitHub holds both creates back so they overlap.

@@ -8,6 +8,8 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 )
 
+const earlierHead = "1111111111111111111111111111111111111111"
+
 // earlierReport is the report comment a previous run left: its metadata
 // says the review of an older head found blocking problems.
 const earlierReport = reportMk + "\n" +
@@ -49,6 +51,7 @@ func TestSkippedPR(t *testing.T) {
 			name:        "dependency bump with empty body",
 			pr:          githubtest.PR{Title: "chore(deps): bump golang.org/x/net from 0.23.0 to 0.24.0", Author: "dependabot[bot]"},
 			event:       "pull_request.opened",
+			wantCheck:   "skipped", // rule 3: a required check must not hold the bump forever
 			wantVerdict: "",
 			wantInSkip:  "automated",
 		},
@@ -68,7 +71,9 @@ func TestSkippedPR(t *testing.T) {
 			s := newStage(t)
 			pr := s.addPR(tt.pr)
 			if tt.comment != "" {
-				s.gh.AddComment(pr.Number, botLogin, tt.comment)
+				// The earlier report is for this very head (a re-run of the
+				// same commit); a report for an older head is no skip.
+				s.gh.AddComment(pr.Number, botLogin, strings.ReplaceAll(tt.comment, earlierHead, pr.HeadSHA))
 			}
 			s.event("pull_request", tt.event, pr)
 
@@ -77,7 +82,16 @@ func TestSkippedPR(t *testing.T) {
 			if r.exit != 0 {
 				t.Errorf("exit code %d; want 0%s", r.exit, r.logs())
 			}
-			wantOutputs(t, r, map[string]string{"skipped": "true", "verdict": tt.wantVerdict, "findings": "0", "comment-url": ""})
+			// Rule 4's report exists: comment-url names it; the other rules
+			// have none.
+			wantURL := ""
+			if tt.comment != "" {
+				wantURL = "#issuecomment-" + strconv.FormatInt(s.gh.Comments(pr.Number)[0].ID, 10)
+			}
+			if got := r.outputs["comment-url"]; (wantURL == "") != (got == "") || !strings.HasSuffix(got, wantURL) {
+				t.Errorf("comment-url %q; want %s", got, map[bool]string{true: "empty", false: "the earlier report's URL (…" + wantURL + ")"}[wantURL == ""])
+			}
+			wantOutputs(t, r, map[string]string{"skipped": "true", "verdict": tt.wantVerdict, "findings": "0"})
 			if got := r.outputs["skip-reason"]; !strings.Contains(strings.ToLower(got), tt.wantInSkip) {
 				t.Errorf("skip-reason %q; want it to mention %q", got, tt.wantInSkip)
 			}
@@ -112,8 +126,8 @@ func TestSkippedPR(t *testing.T) {
 				t.Errorf("check run %q on %s: %s; want %q on %s: %s", c.Name, c.HeadSHA, c.Conclusion, "anchor-review", pr.HeadSHA, tt.wantCheck)
 			}
 			wantOutputs(t, r, map[string]string{"conclusion": tt.wantCheck})
-			if got := len(s.gh.Comments(pr.Number)); got != 1 {
-				t.Errorf("comments %d; want 1 (the earlier report, untouched)", got)
+			if got, want := len(s.gh.Comments(pr.Number)), min(len(tt.comment), 1); got != want {
+				t.Errorf("comments %d; want %d (only an earlier report, untouched)", got, want)
 			}
 		})
 	}

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -50,7 +52,7 @@ const (
 	// DefaultMaxInputTokens bounds one whole model request (review.
 	// DefaultMaxInputTokens).
 	DefaultMaxInputTokens    = 64000
-	DefaultValidatorBatching = "per-finding"
+	DefaultValidatorBatching = review.ValidatePerFinding
 	DefaultBotLogin          = "github-actions[bot]"
 	DefaultAPIURL            = "https://api.github.com/"
 	DefaultServerURL         = "https://github.com"
@@ -127,6 +129,7 @@ func Inputs() []Input {
 		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "quiet", Default: "false"},
+		{Name: "incomplete", Default: review.IncompleteFailure},
 	}
 }
 
@@ -148,13 +151,16 @@ type Config struct {
 	MaxLLMCalls    int
 	// MaxInputTokens bounds one whole model request.
 	MaxInputTokens int
-	// ValidatorBatching is "per-finding" or "per-file".
+	// ValidatorBatching is review.ValidatePerFinding or ValidatePerFile.
 	ValidatorBatching string
 	// CacheWarmup sends one persona call first so the rest find the shared
 	// prefix in the provider's prompt cache.
 	CacheWarmup bool
 	BotLogin    string
 	Quiet       bool
+	// Incomplete is the conclusion of an incomplete review with nothing
+	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
+	Incomplete string
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -275,7 +281,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.MaxLLMCalls = p.number("max-llm-calls", in["max-llm-calls"], MinMaxLLMCalls, MaxMaxLLMCalls)
 	c.MaxInputTokens = p.number("max-input-tokens", in["max-input-tokens"], MinMaxInputTokens, MaxMaxInputTokens)
 	c.ValidatorBatching = strings.ToLower(in["validator-batching"])
-	if c.ValidatorBatching != "per-finding" && c.ValidatorBatching != "per-file" {
+	if c.ValidatorBatching != review.ValidatePerFinding && c.ValidatorBatching != review.ValidatePerFile {
 		p.add("validator-batching", fmt.Sprintf("%q is not one of per-finding, per-file", in["validator-batching"]))
 	}
 	c.CacheWarmup = p.boolean("cache-warmup", in["cache-warmup"])
@@ -283,6 +289,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.BotLogin = in["bot-login"]
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
+
+	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
+	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
+		p.add("incomplete", fmt.Sprintf("%q is not one of %s, %s", in["incomplete"], review.IncompleteFailure, review.IncompleteNeutral))
+	}
 
 	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)
 	if _, err := httpURL(c.APIURL); err != nil {
@@ -315,12 +326,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // SplitRepository splits "owner/name" into its two non-empty parts.
 func SplitRepository(s string) (owner, repo string, ok bool) {
 	owner, repo, ok = strings.Cut(s, "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") ||
-		strings.ContainsAny(s, " \t\r\n") {
+	if !ok || !ownerName.MatchString(owner) || !repoName.MatchString(repo) || repo == "." || repo == ".." {
 		return "", "", false
 	}
 	return owner, repo, true
 }
+
+// GitHub's character sets: an owner is 1-39 letters, digits and hyphens
+// (underscores appear in some enterprise logins); a repository 1-100
+// letters, digits, '-', '_' and '.'. Anything else ("../x", "r?x=1#")
+// would send requests to other paths.
+var (
+	ownerName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$`)
+	repoName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
 
 // ParsePRNumber parses a pull request number: a positive decimal integer
 // that fits GitHub's 32-bit issue numbers. Surrounding space and one

@@ -54,6 +54,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		MaxInputTokens:    64000,
 		ValidatorBatching: "per-finding",
 		BotLogin:          "github-actions[bot]",
+		Incomplete:        "failure",
 		APIURL:            "https://api.github.com/",
 		ServerURL:         "https://github.com",
 	}
@@ -207,6 +208,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"GITHUB_SERVER_URL", with(minimal(), "GITHUB_SERVER_URL", "github.com"), []string{"GITHUB_SERVER_URL"}},
 		{"GITHUB_REPOSITORY", with(minimal(), "GITHUB_REPOSITORY", "just-a-name"), []string{"GITHUB_REPOSITORY"}},
 		{"GITHUB_REPOSITORY three parts", with(minimal(), "GITHUB_REPOSITORY", "a/b/c"), []string{"GITHUB_REPOSITORY"}},
+		{"incomplete cannot be success", with(minimal(), "INPUT_INCOMPLETE", "success"), []string{"incomplete"}},
 		{"every problem at once", map[string]string{
 			"INPUT_BASE-URL":        "ftp://x",
 			"INPUT_PR-NUMBER":       "x",
@@ -217,11 +219,12 @@ func TestLoadConfigErrors(t *testing.T) {
 			"INPUT_MAX-CONCURRENCY": "100",
 			"INPUT_MAX-LLM-CALLS":   "-1",
 			"INPUT_QUIET":           "maybe",
+			"INPUT_INCOMPLETE":      "success",
 			"GITHUB_API_URL":        "::",
 			"GITHUB_SERVER_URL":     "::",
 			"GITHUB_REPOSITORY":     "/",
 		}, []string{"github-token", "base-url", "api-key", "pr-number", "mode", "fail-on", "exclude",
-			"max-validations", "max-concurrency", "max-llm-calls", "quiet",
+			"max-validations", "max-concurrency", "max-llm-calls", "quiet", "incomplete",
 			"GITHUB_API_URL", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY"}},
 	}
 	for _, tt := range tests {
@@ -370,5 +373,18 @@ func TestConfigPersonasReportedWithOthers(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), `input personas: unknown persona "sekurity"`) {
 		t.Errorf("error %q does not name the unknown persona", err)
+	}
+}
+
+func TestSplitRepository(t *testing.T) {
+	t.Parallel()
+	for s, ok := range map[string]bool{
+		"octo/hello-world": true, "Octo-Org/repo.name_2": true, "a/b": true, "o/.github": true,
+		"../x": false, "o/r?x=1#": false, "o/..": false, "o/.": false, "o/r/x": false, "/r": false, "o/": false,
+		"o r/x": false, "-o/x": false, "o/x%2F..": false, "o/" + strings.Repeat("r", 101): false, strings.Repeat("o", 40) + "/r": false,
+	} {
+		if _, _, got := SplitRepository(s); got != ok {
+			t.Errorf("SplitRepository(%q) ok = %v; want %v", s, got, ok)
+		}
 	}
 }

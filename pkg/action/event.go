@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -151,6 +152,9 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 	}
 	if ev.PRNumber < 1 {
 		return Event{}, fmt.Errorf("%w: %s payload has no pull request number", ErrNoPR, name)
+	}
+	if ev.PRNumber > math.MaxInt32 {
+		return Event{}, fmt.Errorf("%w: %s payload's pull request number %d is out of range (1 to %d)", ErrPayload, name, ev.PRNumber, math.MaxInt32)
 	}
 
 	ev.HasPR = true

@@ -186,6 +186,20 @@ func TestParseEventErrors(t *testing.T) {
 			edit(t, opened, func(p map[string]any) {
 				pr(p)["base"].(map[string]any)["repo"].(map[string]any)["full_name"] = "nope"
 			}), "", ErrPayload, `"nope" is not owner/name`},
+		// Issue 12, item 15: names outside GitHub's character set would
+		// send requests to other paths; numbers past 2^31-1 are no PRs.
+		{"repo name climbing out", "pull_request",
+			edit(t, opened, func(p map[string]any) {
+				pr(p)["base"].(map[string]any)["repo"].(map[string]any)["full_name"] = "../x"
+			}), "", ErrPayload, `"../x" is not owner/name`},
+		{"repo name with a query", "pull_request",
+			edit(t, opened, func(p map[string]any) {
+				pr(p)["base"].(map[string]any)["repo"].(map[string]any)["full_name"] = "o/r?x=1#"
+			}), "", ErrPayload, `"o/r?x=1#" is not owner/name`},
+		{"repo named ..", "workflow_dispatch",
+			edit(t, dispatch, func(p map[string]any) { p["repository"].(map[string]any)["full_name"] = "o/.." }), "4", ErrPayload, `"o/.." is not owner/name`},
+		{"PR number past 2^31-1", "pull_request",
+			edit(t, opened, func(p map[string]any) { p["number"] = 2147483648; pr(p)["number"] = 2147483648 }), "", ErrPayload, "out of range"},
 		{"not JSON", "pull_request", []byte("{"), "", ErrPayload, "pull_request"},
 		{"empty payload", "pull_request_target", nil, "", ErrPayload, "pull_request_target"},
 		{"number of the wrong type", "pull_request",

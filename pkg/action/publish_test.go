@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -136,8 +137,9 @@ func oldReport(text string) string {
 }
 
 // TestPublishReportOnly: report-only posts nothing at all (no comment, no
-// check run), writes the job summary, and its conclusion fails only when
-// the review could not run; unvalidated findings never fail it.
+// check run) and writes the job summary. With no check run its conclusion
+// output is empty, never "success" beside a not-ready verdict; the verdict
+// output carries what the review found.
 func TestPublishReportOnly(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -145,17 +147,17 @@ func TestPublishReportOnly(t *testing.T) {
 		res            func() review.Result
 		wantConclusion string
 	}{
-		{name: "P0 finding", res: func() review.Result { return result(action.ModeReportOnly, true) }, wantConclusion: "success"},
+		{name: "P0 finding", res: func() review.Result { return result(action.ModeReportOnly, true) }, wantConclusion: ""},
 		{name: "partial", res: func() review.Result {
 			r := result(action.ModeReportOnly, true)
 			r.Partial, r.Verdict = true, review.Degraded
 			return r
-		}, wantConclusion: "neutral"},
+		}, wantConclusion: ""},
 		{name: "every persona failed", res: func() review.Result {
 			r := result(action.ModeReportOnly, false)
 			r.AllFailed, r.Partial, r.Verdict, r.Failure = true, true, review.Degraded, "every persona failed"
 			return r
-		}, wantConclusion: "failure"},
+		}, wantConclusion: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -181,8 +183,8 @@ func TestPublishReportOnly(t *testing.T) {
 			if len(res.Findings) > 0 && !strings.Contains(e.n.summaries[0], tP0) {
 				t.Errorf("job summary does not list the finding %q", tP0)
 			}
-			if out.Conclusion != tc.wantConclusion {
-				t.Errorf("conclusion: got %q; want %q", out.Conclusion, tc.wantConclusion)
+			if out.Conclusion != tc.wantConclusion || out.Verdict != string(res.Verdict) {
+				t.Errorf("conclusion %q, verdict %q: want %q, %q", out.Conclusion, out.Verdict, tc.wantConclusion, res.Verdict)
 			}
 			if out.CommentURL != "" || len(e.n.annotate) != 0 {
 				t.Errorf("comment URL %q, annotations %q; want none", out.CommentURL, e.n.annotate)
@@ -445,5 +447,40 @@ func TestPublishReportDeletedMeanwhile(t *testing.T) {
 	}
 	if len(e.srv.CheckRuns()) != 1 {
 		t.Errorf("check runs: got %d; want 1", len(e.srv.CheckRuns()))
+	}
+}
+
+// TestOutcome: the one exit decision the Action and `review --post` share.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("dispatch: every persona failed")
+	tests := []struct {
+		name string
+		res  review.Result
+		out  action.StepOutputs
+		err  error
+		want error // nil: exit 0
+	}{
+		{"clean", review.Result{}, action.StepOutputs{Conclusion: "success", CheckWritten: true}, nil, nil},
+		{"neutral", review.Result{Partial: true}, action.StepOutputs{Conclusion: "neutral", CheckWritten: true}, nil, nil},
+		{"blocking", review.Result{}, action.StepOutputs{Conclusion: "failure", Blocking: 2, CheckWritten: true}, nil, action.ErrBlocking},
+		{"blocking, check not written", review.Result{}, action.StepOutputs{Conclusion: "failure", Blocking: 1}, nil, action.ErrBlocking},
+		{"every persona failed", review.Result{AllFailed: true}, action.StepOutputs{Conclusion: "failure"}, boom, action.ErrCannotRun},
+		{"skipped by rule 1-3", review.Result{Skipped: true}, action.StepOutputs{Skipped: true}, nil, nil},
+		{"rule 4 carries failure on a written check", review.Result{Skipped: true}, action.StepOutputs{Skipped: true, Conclusion: "failure", CheckWritten: true}, nil, nil},
+		{"rule 4 carries failure, check not written", review.Result{Skipped: true}, action.StepOutputs{Skipped: true, Conclusion: "failure"}, nil, action.ErrBlocking},
+		{"report-only with findings", review.Result{Findings: result(action.ModeReportOnly, true).Findings}, action.StepOutputs{Findings: 1, Verdict: "not-ready"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := action.Outcome(tt.res, tt.out, "P1", tt.err)
+			if (tt.want == nil) != (got == nil) || (tt.want != nil && !errors.Is(got, tt.want)) {
+				t.Errorf("Outcome = %v; want %v", got, tt.want)
+			}
+			if tt.err != nil && got != nil && !errors.Is(got, tt.err) {
+				t.Errorf("Outcome = %v; want it to wrap the review's error", got)
+			}
+		})
 	}
 }

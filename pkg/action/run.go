@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -28,6 +29,9 @@ import (
 var (
 	// ErrBlocking: a posted finding meets fail-on (exit 1).
 	ErrBlocking = errors.New("blocking findings")
+	// ErrIncomplete: the review did not finish and the `incomplete` input
+	// makes that a failing check (exit 1).
+	ErrIncomplete = errors.New("review incomplete")
 	// ErrUsage: bad configuration or an unsupported event (exit 2).
 	ErrUsage = errors.New("usage error")
 	// ErrCannotRun: the review could not run (exit 3).
@@ -57,6 +61,9 @@ type Deps struct {
 	ReadFile func(string) ([]byte, error)
 	// Fence fixes the prompt data fence (tests); empty means random.
 	Fence string
+	// Version is the binary's version, named in the report's Coverage;
+	// empty leaves it out.
+	Version string
 	// MissingKey, when set, is the configuration error of an empty api-key
 	// on a run that gets no secrets (a fork or Dependabot PR): only the
 	// skip pre-check runs, and a PR it does not skip fails with it.
@@ -65,6 +72,10 @@ type Deps struct {
 
 // CheckName is the check run's name, the one branch protection requires.
 const CheckName = "anchor-review"
+
+// publishTimeout bounds the publish step, which runs to the end even when
+// the run is cancelled meanwhile.
+const publishTimeout = 2 * time.Minute
 
 // Run is the action: event → review → report → publish → outputs. The
 // returned error carries the exit class (ErrBlocking, ErrUsage,
@@ -90,11 +101,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	// a workflow command of its own) with secrets and secret-shaped text
 	// redacted, even those the runner was not told to mask.
 	logf := func(format string, args ...any) {
-		line := report.Redact(escapeLine(fmt.Sprintf(format, args...)), c.Secrets())
-		if strings.HasPrefix(strings.TrimSpace(line), "::") {
-			// The runner trims leading space before looking for "::".
-			line = "> " + line
-		}
+		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
 		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
@@ -107,10 +114,20 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
 		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
-		BotLogin: c.BotLogin, Fence: d.Fence, Logf: logf,
+		BotLogin: c.BotLogin, Incomplete: c.Incomplete, Fence: d.Fence, Logf: logf,
 		PrecheckOnly: d.MissingKey != nil,
 	}
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	if ctx.Err() != nil {
+		// Cancelled (a newer push's run took over, or the job was
+		// stopped): publish nothing, so no half-written report and no
+		// check on a review that did not finish.
+		msg := "anchor-review was cancelled before the review finished; nothing was posted"
+		d.Actions.Warningf("%s", msg)
+		d.Actions.AddStepSummary(msg)
+		setNotReviewed(d.Actions)
+		return fmt.Errorf("%w: cancelled: %w", ErrCannotRun, ctx.Err())
+	}
 	if errors.Is(err, review.ErrNeedsModel) {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
 		d.Actions.Errorf("%s", msg)
@@ -135,20 +152,31 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if pr == nil {
 		pr = &review.PR{}
 	}
-	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets()}
-	out := Publish(ctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
+	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version}
+	// Once publishing starts it finishes: a cancellation now would leave a
+	// report without its check (or the reverse). It has its own deadline.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
 	}, res, pr, ro)
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
+	return Outcome(res, out, c.FailOn, err)
+}
 
+// Outcome is the exit class of a published run: nil (exit 0), ErrBlocking
+// (1) or ErrCannotRun (3). The Action and `review --post` both end with it,
+// so the same outcome exits the same way. reviewErr is the review's own
+// error, if any.
+func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error) error {
 	switch {
 	case res.AllFailed:
-		if err == nil {
-			err = errors.New("every persona failed")
+		if reviewErr == nil {
+			reviewErr = errors.New("every persona failed")
 		}
-		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+		return fmt.Errorf("%w: %w", ErrCannotRun, reviewErr)
 	case out.Skipped && out.Conclusion == "failure" && !out.CheckWritten:
 		// Rule 4 carried a failure forward but the check run could not be
 		// written (a read-only token): the exit code must carry it, or a
@@ -158,8 +186,10 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
 		// the carried-forward check run, not the step, holds the verdict.
 		return nil
+	case out.Conclusion == "failure" && out.Blocking == 0 && res.Partial:
+		return fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(res.Incomplete, "; "))
 	case out.Conclusion == "failure":
-		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, c.FailOn)
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", ErrBlocking, out.Blocking, failOn)
 	}
 	return nil
 }
@@ -181,20 +211,18 @@ type StepOutputs struct {
 // setNotReviewed sets the outputs of a run that reviewed nothing: not
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
-	a.SetOutput(OutputSkipped, "false")
-	for _, name := range []string{OutputSkipReason, OutputFindings, OutputVerdict, OutputConclusion, OutputCommentURL, OutputReportPath} {
-		a.SetOutput(name, "")
-	}
+	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}})
 }
 
-func setOutputs(a *githubactions.Action, o StepOutputs) {
-	a.SetOutput(OutputSkipped, strconv.FormatBool(o.Skipped))
-	a.SetOutput(OutputSkipReason, o.SkipReason)
-	a.SetOutput(OutputFindings, strconv.Itoa(o.Findings))
-	a.SetOutput(OutputVerdict, o.Verdict)
-	a.SetOutput(OutputConclusion, o.Conclusion)
-	a.SetOutput(OutputCommentURL, o.CommentURL)
-	a.SetOutput(OutputReportPath, o.ReportPath)
+func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
+
+// writeOutputs writes the step outputs; a runner that gives no output file
+// gets an error annotation (the step's exit code still carries the verdict).
+func writeOutputs(a *githubactions.Action, outputs [][2]string) {
+	if err := newOutputWriter(a).write(outputs); err != nil {
+		a.Errorf("anchor-review: %s", escapeLine(err.Error()))
+	}
 }
 
 // Notifier is where the publisher reports what it could not do, and where
@@ -264,13 +292,14 @@ type publisher struct {
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
 	if c.Mode == ModeReportOnly && !res.Skipped {
 		// report-only posts nothing (SPEC section 3): no comment, no check
-		// run, no annotations. Its findings were not validated and are not
-		// posted, so they cannot fail the step; only a review that could
-		// not run does.
-		conclusion, _ := report.Conclusion(review.Result{AllFailed: res.AllFailed, Partial: res.Partial}, c.FailOn)
+		// run, no annotations. With no check run there is no conclusion:
+		// the output is empty (never a "success" beside a not-ready
+		// verdict), and the verdict output says what the review found. Its
+		// findings were not validated and are not posted, so they cannot
+		// fail the step; only a review that could not run does (exit 3).
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
-		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion}
+		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict)}
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
@@ -279,22 +308,27 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	if res.Skipped {
 		p.logf("anchor-review: skipped: %s", res.SkipReason)
-		if res.Carried == nil && res.SkipRule != skip.RuleReviewed {
+		if res.SkipRule != skip.RuleReviewed && res.SkipRule != skip.RuleTrivial {
+			// Closed and draft PRs get no check: nothing will merge them
+			// as they are, and a later ready_for_review run reviews.
 			out.Conclusion = ""
 			return out
 		}
-		// Rule 4: the new head still gets a check, carrying the earlier
-		// verdict forward so skipping can never turn a required check green.
+		// Rule 3: a `skipped` check, so a required check does not hold a
+		// dependency bump forever. Rule 4: the same head's earlier verdict.
 		chk := report.Check(res, ro)
 		out.Conclusion = chk.Conclusion
 		out.CheckWritten = p.check(ctx, res, chk)
+		if own := p.own(pr.Comments, p.bot); res.SkipRule == skip.RuleReviewed && len(own) > 0 {
+			out.CommentURL = own[0].HTMLURL // the report that was carried forward
+		}
 		return out
 	}
 
 	readOnly := false
 	if c.Mode == ModeComment {
 		body := report.Comment(res, ro)
-		if body == "" && len(p.own(pr.Comments)) > 0 {
+		if body == "" && len(p.own(pr.Comments, p.bot)) > 0 {
 			// quiet and nothing to report, but an earlier report exists: it
 			// is updated, so it never shows stale findings.
 			loud := ro
@@ -348,25 +382,32 @@ func (p publisher) check(ctx context.Context, res review.Result, chk report.Chec
 }
 
 // comment edits our report comment in place, or creates the single one.
+//
 // After creating it re-lists, so two concurrent runs end with one comment:
-// both keep the oldest of our marker comments and delete the rest.
+// both keep the oldest of our marker comments and delete the rest. "Our"
+// is the identity the created comment shows (a GitHub App token writes as
+// "<app>[bot]", not bot-login): a mismatch is warned about once, and
+// duplicates are found by the real author. When an edit fails, the run
+// posts a fresh report and removes the stale one it could not edit: no
+// comment may keep a verdict that this run contradicts.
 func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (string, error) {
-	if own := p.own(pr.Comments); len(own) > 0 {
+	var stale []github.Comment // reports this run could not edit
+	if own := p.own(pr.Comments, p.bot); len(own) > 0 {
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, own[0].ID, body)
+		var pe *github.PermissionError
 		switch {
+		case err == nil:
+			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
+			p.remove(ctx, own[1:])
+			return edited.HTMLURL, nil
 		case errors.Is(err, github.ErrNotFound):
 			// Deleted since Stage 1 read it: post the report anew.
 			p.logf("anchor-review: the report comment %d is gone; posting a new one", own[0].ID)
-		case err != nil:
+		case errors.As(err, &pe):
 			return "", err
 		default:
-			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
-			for _, extra := range own[1:] {
-				if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
-					p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
-				}
-			}
-			return edited.HTMLURL, nil
+			p.a.Warningf("anchor-review could not edit the report comment %d (%s); posting a fresh report and removing the stale one", own[0].ID, err.Error())
+			stale = own
 		}
 	}
 	if body == "" {
@@ -379,39 +420,64 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 	if err != nil {
 		return "", err
 	}
+	author := p.bot
+	if created.Author != "" && !strings.EqualFold(created.Author, p.bot) {
+		author = created.Author
+		p.a.Warningf("anchor-review writes its report as %q but bot-login is %q: set the input bot-login: %s, or every run will post a new report and the already-reviewed check cannot find the earlier one", created.Author, p.bot, created.Author)
+	}
 	all, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
 	if err != nil {
-		return created.HTMLURL, nil // created; the duplicate check is best effort
+		p.remove(ctx, stale) // created; the duplicate check is best effort
+		return created.HTMLURL, nil
 	}
-	own := p.own(all)
-	if len(own) == 0 || (len(own) == 1 && own[0].ID == created.ID) {
+	own := p.own(all, author)
+	if len(own) == 1 && own[0].ID == created.ID || len(own) == 0 {
 		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
 		return created.HTMLURL, nil
 	}
-	// Another run posted too (and may already have deleted ours): the
-	// oldest survives and carries this run's body.
 	keep := own[0]
-	for _, extra := range own[1:] {
-		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, extra.ID); err != nil {
-			p.logf("anchor-review: could not delete a duplicate report comment: %v", err)
+	if len(stale) > 0 || author != p.bot {
+		// The older reports are ones this run could not edit, or ones an
+		// earlier run of the same mismatched identity left: the new one
+		// stays.
+		keep = created
+	}
+	var extra []github.Comment
+	for _, c := range own {
+		if c.ID != keep.ID {
+			extra = append(extra, c)
 		}
 	}
+	p.remove(ctx, extra)
 	if keep.ID != created.ID {
+		// Another run posted too (and may already have deleted ours): the
+		// oldest survives and carries this run's body.
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
 		if err != nil {
 			return keep.HTMLURL, err
 		}
 		keep = edited
+		p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
 	}
-	p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
 	return keep.HTMLURL, nil
 }
 
-// own returns our marker comments, oldest (lowest ID) first.
-func (p publisher) own(cs []github.Comment) []github.Comment {
+// remove deletes report comments; a failure is logged, and a report that
+// survives it is said to be stale.
+func (p publisher) remove(ctx context.Context, cs []github.Comment) {
+	for _, c := range cs {
+		if err := p.gh.DeleteComment(ctx, p.owner, p.repo, c.ID); err != nil && !errors.Is(err, github.ErrNotFound) {
+			p.a.Warningf("anchor-review could not delete the stale report comment %s (%s); the newest report is the current one", c.HTMLURL, err.Error())
+		}
+	}
+}
+
+// own returns the report comments written by login (marker on the first
+// line), oldest (lowest ID) first.
+func (p publisher) own(cs []github.Comment, login string) []github.Comment {
 	var out []github.Comment
 	for _, c := range cs {
-		if strings.EqualFold(c.Author, p.bot) && marker.HasReport(c.Body) {
+		if strings.EqualFold(c.Author, login) && marker.HasReport(c.Body) {
 			out = append(out, c)
 		}
 	}
@@ -440,7 +506,6 @@ func writeReport(dir string, res review.Result, secrets []string, logf func(stri
 	return path
 }
 
-// escapeLine flattens text for a one-line workflow command message.
-func escapeLine(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-}
+// escapeLine flattens untrusted text for one log line or workflow command
+// message (report.LogLine: no line breaks, controls or "##[").
+func escapeLine(s string) string { return report.LogLine(s) }

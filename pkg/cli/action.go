@@ -14,6 +14,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 // runAction is the GitHub Action: inputs and event from the environment,
@@ -49,7 +50,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		}
 		model = m
 	}
-	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout, MissingKey: missingKey})
+	err = action.Run(ctx, cfg, action.Deps{GitHub: gh, Model: model, Personas: personas, Actions: a, Log: stdout, MissingKey: missingKey, Version: version.String()})
 	if errors.Is(err, action.ErrUsage) && !errors.Is(err, action.ErrConfig) {
 		// An unsupported event or a missing PR number: say so where the
 		// run's page shows it, not only in the raw log.

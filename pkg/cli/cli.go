@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 // ErrUsage marks a command-line mistake (exit code 2).
@@ -21,10 +22,12 @@ var ErrUsage = errors.New("usage")
 const usageText = `anchor-review reviews pull requests with a team of LLM reviewer personas.
 
 Usage:
-  anchor-review                 run as the GitHub Action (inside Actions)
-  anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR
-  anchor-review review ...      review a PR or a local diff (review --help)
-  anchor-review eval ...        score each persona against ground truth (eval --help)
+  anchor-review                  run as the GitHub Action (inside Actions)
+  anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR (demo --help)
+  anchor-review review ...       review a PR or a local diff (review --help)
+  anchor-review eval ...         score each persona against ground truth (eval --help)
+  anchor-review version          print the version (also --version)
+  anchor-review help             print this help (also --help, -h)
 `
 
 // Main runs one invocation. getenv reads the environment (injected so tests
@@ -47,6 +50,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "anchor-review %s\n", version.String())
+		return nil
 	}
 	fmt.Fprint(stderr, usageText)
 	return fmt.Errorf("%w: unknown command %q", ErrUsage, args[0])
@@ -59,7 +65,7 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, action.ErrBlocking):
+	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete):
 		return 1
 	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage):
 		return 2
@@ -68,13 +74,23 @@ func ExitCode(err error) int {
 }
 
 // parseFlags parses a command's flags. help is true when the user asked
-// for --help (already printed: the command returns nil); a bad flag, or an
-// argument when the command takes none, is a usage error.
-func parseFlags(fl *flag.FlagSet, args []string, takesArgs bool) (help bool, err error) {
-	if err := fl.Parse(args); err != nil {
+// for --help: the usage went to stdout and the command returns nil (exit
+// 0). A bad flag, or an argument when the command takes none, is a usage
+// error: the flag package's message and the usage go to stderr (exit 2).
+// The command's fl.Usage writes to fl.Output().
+func parseFlags(fl *flag.FlagSet, args []string, takesArgs bool, stdout, stderr io.Writer) (help bool, err error) {
+	usage := fl.Usage
+	fl.Usage = func() {} // printed below, once the destination is known
+	fl.SetOutput(stderr)
+	err = fl.Parse(args)
+	fl.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fl.SetOutput(stdout)
+			fl.Usage()
 			return true, nil
 		}
+		fl.Usage()
 		return false, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if !takesArgs && fl.NArg() > 0 {

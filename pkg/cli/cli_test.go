@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 func TestMainCommands(t *testing.T) {
@@ -60,10 +62,62 @@ func TestUsageTextNamesCommands(t *testing.T) {
 		if !strings.Contains(usageText, "anchor-review "+cmd) {
 			t.Errorf("usage text does not list %q", cmd)
 		}
-		_, _, err := run(t, noEnv, cmd, "--help")
-		if err != nil {
-			t.Errorf("%s --help: got %v; want nil", cmd, err)
+	}
+}
+
+// TestCommandHelp: a command's --help goes to stdout and exits 0 (it is
+// what the user asked for); a bad flag is a usage error whose message and
+// usage go to stderr, and ExitCode makes it 2.
+func TestCommandHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"demo", "review", "eval"} {
+		for _, help := range []string{"--help", "-h", "-help"} {
+			t.Run(cmd+" "+help, func(t *testing.T) {
+				t.Parallel()
+				stdout, stderr, err := run(t, noEnv, cmd, help)
+				if err != nil || ExitCode(err) != 0 {
+					t.Fatalf("%s %s: got %v; want nil (exit 0)", cmd, help, err)
+				}
+				if !strings.Contains(stdout, "anchor-review "+cmd) || !strings.Contains(stdout, "Flags:") || !strings.Contains(stdout, "-personas") && cmd != "demo" {
+					t.Errorf("%s %s: stdout %q lacks the command's usage and flags", cmd, help, stdout)
+				}
+				if stderr != "" {
+					t.Errorf("%s %s: got stderr %q; want nothing", cmd, help, stderr)
+				}
+			})
 		}
+		t.Run(cmd+" bad flag", func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, err := run(t, noEnv, cmd, "--no-such-flag")
+			if !errors.Is(err, ErrUsage) || ExitCode(err) != 2 {
+				t.Fatalf("%s --no-such-flag: got %v (exit %d); want a usage error, exit 2", cmd, err, ExitCode(err))
+			}
+			if !strings.Contains(stderr, "no-such-flag") || !strings.Contains(stderr, "anchor-review "+cmd) {
+				t.Errorf("stderr %q lacks the flag error and the usage", stderr)
+			}
+			if stdout != "" {
+				t.Errorf("got stdout %q; want nothing", stdout)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"version", "--version", "-version"} {
+		stdout, stderr, err := run(t, noEnv, arg)
+		if err != nil {
+			t.Fatalf("%s: got %v; want nil", arg, err)
+		}
+		if want := "anchor-review " + version.String() + "\n"; stdout != want {
+			t.Errorf("%s: got stdout %q; want %q", arg, stdout, want)
+		}
+		if stderr != "" {
+			t.Errorf("%s: got stderr %q; want nothing", arg, stderr)
+		}
+	}
+	if !strings.Contains(usageText, "--version") {
+		t.Error("the usage text does not mention --version")
 	}
 }
 

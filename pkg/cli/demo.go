@@ -50,14 +50,13 @@ const (
 // fake GitHub serving the fixture, and the model's recorded answers.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
 		return err
 	}
 	names, err := demoNames()
@@ -189,11 +188,24 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
 	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	// The demo always exits 0 (it demonstrates; it does not gate): it says
+	// what the Action's step would have exited with instead.
+	code := ExitCode(action.Outcome(res, out, "P1", err))
+	fmt.Fprintf(stdout, "exit code: the Action's step would exit %d (%s); the demo itself exits 0\n", code, exitMeaning[code])
 	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls\n", gh.Requests(), res.Coverage.Usage.Calls)
 	if res.Coverage.Usage.Calls > 0 {
 		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes; recorded answers carry no token counts)")
 	}
 	return nil
+}
+
+// exitMeaning says what each exit code means (README "Outputs and exit
+// codes").
+var exitMeaning = map[int]string{
+	0: "success, neutral or skipped",
+	1: "blocking findings",
+	2: "usage or configuration error",
+	3: "the review could not run",
 }
 
 // demoModel replays the fixture's recorded answers. A fixture with no

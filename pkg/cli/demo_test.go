@@ -153,7 +153,7 @@ func TestDemoOutcomes(t *testing.T) {
 	}{
 		{"buggy", []string{"conclusion=failure", "verdict=not-ready", "SQL query built by string formatting", "OFFSET skips the first page", "Webhook HTTP client has no timeout", "Exported method Searched has no doc comment"}},
 		{"clean", []string{"conclusion=success", "verdict=ready", "No findings reached confidence anchor 75"}},
-		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "cost: 2 GitHub requests"}},
+		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "skipped — Review skipped: trivial automated pull request", "cost: 3 GitHub requests"}},
 		{"reviewed", []string{"Skipped by rule 4", "0 model calls", "failure"}},
 	}
 	for _, tt := range tests {
@@ -198,5 +198,23 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s (run with -update to accept):\n%s", file, got)
+	}
+}
+
+// TestDemoExitsZero: the demo always exits 0, and says what the Action's
+// step would exit with: 1 for the buggy PR (its check run is failure).
+func TestDemoExitsZero(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"buggy": "would exit 1 (blocking findings)",
+		"clean": "would exit 0 (success, neutral or skipped)",
+	} {
+		stdout, _, err := run(t, noEnv, "demo", "--pr", name)
+		if err != nil || ExitCode(err) != 0 {
+			t.Errorf("demo --pr %s: got %v; want exit 0", name, err)
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo --pr %s does not say the Action %s", name, want)
+		}
 	}
 }

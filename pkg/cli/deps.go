@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -22,11 +22,8 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 		tr.TLSHandshakeTimeout = 15 * time.Second
 		httpClient = &http.Client{Transport: tr}
 	}
-	gh, err := github.New(httpClient, apiURL, token)
-	if err != nil {
-		return nil, fmt.Errorf("github client: %w", err)
-	}
-	return gh, nil
+	// github.New's errors already name their package ("github: api url …").
+	return github.New(httpClient, apiURL, token, github.WithUserAgent(version.UserAgent()))
 }
 
 // modelConfig is what the model client needs from flags or inputs.
@@ -36,13 +33,11 @@ type modelConfig struct {
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
 func newModel(c modelConfig) (*llm.Client, error) {
-	m, err := llm.New(llm.Config{
-		BaseURL: c.BaseURL,
-		APIKey:  c.APIKey,
-		Schemas: prompts.Schemas(),
+	// llm.New's errors already name their package ("llm: base URL …").
+	return llm.New(llm.Config{
+		BaseURL:   c.BaseURL,
+		APIKey:    c.APIKey,
+		Schemas:   prompts.Schemas(),
+		UserAgent: version.UserAgent(),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("model client: %w", err)
-	}
-	return m, nil
 }

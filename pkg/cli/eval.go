@@ -19,7 +19,6 @@ import (
 // ground truth of fixtures/eval (section 5 of SPEC.md).
 func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	var personas listFlag
 	fl.Var(&personas, "personas", "evaluate only these personas (comma-separated)")
 	live := fl.Bool("live", false, "call the configured model endpoint instead of the recorded answers")
@@ -30,10 +29,10 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	baseURL := fl.String("base-url", "", "OpenAI-compatible endpoint for --live (default $OPENAI_BASE_URL or OpenAI)")
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: anchor-review eval [--personas a,b] [--jsonl FILE] [--live [--record DIR]]\n\nScores each persona alone against the ground truth under fixtures/eval/:\nrecall, precision, F1 and calibration per anchor. Offline by default.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--personas a,b] [--jsonl FILE] [--live [--record DIR]]\n\nScores each persona alone against the ground truth under fixtures/eval/:\nrecall, precision, F1 and calibration per anchor. Offline by default.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
 		return err
 	}
 	if *record != "" && !*live {

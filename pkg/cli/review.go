@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -21,6 +22,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
 // reviewFlags are the review command's options.
@@ -32,6 +34,8 @@ type reviewFlags struct {
 	apiKey, baseURL                            string
 	model, strongModel, validatorModel, failOn string
 	botLogin, record                           string
+	version                                    string       // not a flag: named in the report
+	local                                      *localChange // not a flag: the change readLocal read
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
 	maxInputTokens                             int
@@ -43,7 +47,6 @@ type reviewFlags struct {
 func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var f reviewFlags
 	fl := flag.NewFlagSet("review", flag.ContinueOnError)
-	fl.SetOutput(stderr)
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
 	fl.IntVar(&f.pr, "pr", 0, "the pull request number (with --repo)")
 	fl.BoolVar(&f.post, "post", false, "post the report comment and the check run (runs the validator)")
@@ -75,7 +78,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
 	fl.BoolVar(&f.cacheWarmup, "cache-warmup", false, "send one persona call first so the rest reuse the provider's prompt cache")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, `Usage:
+		fmt.Fprintln(fl.Output(), `Usage:
   anchor-review review --repo OWNER/NAME --pr N [--post] [--json] [flags]
   anchor-review review --diff FILE [--title T] [--json] [flags]
   anchor-review review --base REF [--dir REPO] [--json] [flags]
@@ -87,11 +90,19 @@ the check run. --diff and --base review a local change with no GitHub at all.
 Flags:`)
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, true); help || err != nil {
+	if help, err := parseFlags(fl, args, true, stdout, stderr); help || err != nil {
 		return err
 	}
 	if err := f.check(fl.Args()); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if f.diffFile != "" || f.base != "" {
+		// Read the change before asking for a key: an empty one needs none.
+		lc, err := f.readLocal(ctx)
+		if err != nil {
+			return nothingToReview(err, stderr)
+		}
+		f.local = lc
 	}
 	team, err := loadTeam(f.personas)
 	if err != nil {
@@ -117,6 +128,7 @@ Flags:`)
 		defer file.Close()
 		model = llm.NewRecorder(live, file)
 	}
+	f.version = version.String()
 	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
 }
 
@@ -215,24 +227,31 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 		}
 		if f.post {
-			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey)}
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
 			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
 			}, res, pr, ro)
 			out = &o
 		}
 	} else {
-		d, head, derr := f.localDiff(ctx)
-		if derr != nil {
-			return derr
+		lc := f.local
+		if lc == nil {
+			if lc, err = f.readLocal(ctx); err != nil {
+				return nothingToReview(err, stderr)
+			}
 		}
-		res, err = rv.ReviewDiff(ctx, opts, d, f.title, f.body, head)
+		res, err = rv.ReviewDiff(ctx, opts, lc.diff, lc.title, lc.body, lc.head)
 		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 		}
+		res.HeadSHA = firstNonEmpty(res.HeadSHA, lc.headSHA)
+		if missed := lc.unread.list(); len(missed) > 0 {
+			fmt.Fprintf(stderr, "warning: the head version of %d changed file(s) could not be read from %s, so the validator saw none: %s. %s\n",
+				len(missed), lc.where, strings.Join(missed, ", "), lc.fix)
+		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey)}
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -244,13 +263,22 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	} else {
 		fmt.Fprintln(stdout, report.Comment(res, ro))
 	}
-	if out != nil && out.CommentURL != "" {
-		fmt.Fprintf(stderr, "posted: %s\n", out.CommentURL)
+	if out != nil {
+		if out.CommentURL != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", map[bool]string{true: "report (carried forward)", false: "posted"}[out.Skipped], out.CommentURL)
+		}
+		// What was posted decides the exit code exactly as in the Action
+		// (rule 4's carried failure on a written check run exits 0).
+		return action.Outcome(res, *out, f.failOn, err)
 	}
+	// Nothing posted: the exit code carries what the printed report says.
 	if res.AllFailed {
 		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
 	}
 	if c, n := report.Conclusion(res, f.failOn); c == "failure" {
+		if n == 0 && res.Partial {
+			return fmt.Errorf("%w: %s", action.ErrIncomplete, strings.Join(res.Incomplete, "; "))
+		}
 		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, f.failOn)
 	}
 	return nil
@@ -268,52 +296,174 @@ func secrets(getenv func(string) string, extra ...string) []string {
 	return s
 }
 
-// localDiff reads --diff or runs git for --base, and returns a reader of
-// head file contents for the validator.
-func (f reviewFlags) localDiff(ctx context.Context) (*diff.Diff, func(context.Context, string) (string, bool, error), error) {
+// errNothingToReview: the local change is empty. It is not a usage error:
+// the command says so and exits 0.
+var errNothingToReview = errors.New("nothing to review")
+
+// localChange is a local diff ready for review.
+type localChange struct {
+	diff        *diff.Diff
+	title, body string
+	// headSHA is HEAD's commit for --base (the report's meta and links);
+	// empty for --diff.
+	headSHA string
+	// head reads a file's head version for the validator and the
+	// standards files; it records the changed files it could not read.
+	head   func(context.Context, string) (string, bool, error)
+	unread *unreadFiles
+	// where says where head reads files, and fix how to make them
+	// readable, for the warning about unread ones.
+	where, fix string
+}
+
+// unreadFiles collects the changed files whose head version could not be
+// read (the validator then sees none); safe for concurrent use.
+type unreadFiles struct {
+	mu      sync.Mutex
+	changed map[string]bool // the diff's non-deleted files
+	missed  []string
+}
+
+func (u *unreadFiles) note(p string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.changed[p] && !slices.Contains(u.missed, p) {
+		u.missed = append(u.missed, p)
+	}
+}
+
+func (u *unreadFiles) list() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := slices.Clone(u.missed)
+	slices.Sort(out)
+	return out
+}
+
+// readLocal reads --diff (a file, or - for stdin) or runs git for --base.
+// An empty change is errNothingToReview; text that is not a diff is a
+// usage error.
+func (f reviewFlags) readLocal(ctx context.Context) (*localChange, error) {
 	var raw []byte
 	var err error
-	var head func(context.Context, string) (string, bool, error)
+	lc := &localChange{title: f.title, body: f.body}
 	switch {
 	case f.diffFile == "-":
 		raw, err = io.ReadAll(os.Stdin)
 	case f.diffFile != "":
 		raw, err = os.ReadFile(f.diffFile)
-		head = func(_ context.Context, p string) (string, bool, error) {
-			// Paths come from the (untrusted) diff: only files inside --dir.
-			if !filepath.IsLocal(filepath.FromSlash(p)) {
-				return "", false, nil
-			}
-			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
-			if errors.Is(err, os.ErrNotExist) {
-				return "", false, nil
-			}
-			return string(b), err == nil, err
-		}
 	default:
 		raw, err = git(ctx, f.dir, "diff", "--no-color", "--no-ext-diff", f.base+"...HEAD")
-		head = func(ctx context.Context, p string) (string, bool, error) {
-			if !filepath.IsLocal(filepath.FromSlash(p)) {
-				return "", false, nil
-			}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read diff: %w", ErrUsage, err)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		if f.base != "" {
+			return nil, fmt.Errorf("%w: HEAD has no changes since its merge base with %s", errNothingToReview, f.base)
+		}
+		return nil, fmt.Errorf("%w: the diff %s is empty", errNothingToReview, f.diffFile)
+	}
+	d, err := diff.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if len(d.Files) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no unified diff (no \"diff --git\" or \"---\"/\"+++\" file headers)", ErrUsage, firstNonEmpty(f.diffFile, "the git diff"))
+	}
+	lc.diff = d
+	lc.unread = &unreadFiles{changed: map[string]bool{}}
+	for _, fd := range d.Files {
+		if fd.NewPath != "" && !fd.Binary {
+			lc.unread.changed[fd.NewPath] = true
+		}
+	}
+	var read func(ctx context.Context, p string) (string, bool, error)
+	if f.base != "" {
+		lc.where, lc.fix = "HEAD in "+f.dir, "Check that --dir is the repository whose HEAD holds the change."
+		read = func(ctx context.Context, p string) (string, bool, error) {
 			b, err := git(ctx, f.dir, "show", "HEAD:"+p)
 			if err != nil {
 				return "", false, nil
 			}
 			return string(b), true, nil
 		}
+		if err := f.describeCommits(ctx, lc); err != nil {
+			return nil, err
+		}
+	} else {
+		lc.where, lc.fix = "--dir "+f.dir, "Run from the repository's root, or pass its path with --dir."
+		read = func(_ context.Context, p string) (string, bool, error) {
+			b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(p)))
+			if errors.Is(err, os.ErrNotExist) {
+				return "", false, nil
+			}
+			return string(b), err == nil, err
+		}
 	}
+	lc.head = func(ctx context.Context, p string) (string, bool, error) {
+		// Paths come from the (untrusted) diff: only files inside --dir.
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return "", false, nil
+		}
+		text, found, err := read(ctx, p)
+		if !found || err != nil {
+			lc.unread.note(p)
+		}
+		return text, found, err
+	}
+	return lc, nil
+}
+
+// describeCommits fills what --base knows of the change from git: HEAD's
+// commit, and, unless --title/--body are given, a title and body from the
+// commits REF..HEAD (one commit: its subject and body; several: the first
+// subject, and every subject listed).
+func (f reviewFlags) describeCommits(ctx context.Context, lc *localChange) error {
+	sha, err := git(ctx, f.dir, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: read diff: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	d, err := diff.Parse(raw)
+	lc.headSHA = strings.TrimSpace(string(sha))
+	out, err := git(ctx, f.dir, "log", "--reverse", "--no-color", "--format=%s%x00%b%x1e", f.base+"..HEAD")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	if len(d.Files) == 0 {
-		return nil, nil, fmt.Errorf("%w: the diff is empty", ErrUsage)
+	var subjects, bodies []string
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		subject, body, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if !ok {
+			continue
+		}
+		subjects, bodies = append(subjects, strings.TrimSpace(subject)), append(bodies, strings.TrimSpace(body))
 	}
-	return d, head, nil
+	title, body := "", ""
+	switch len(subjects) {
+	case 0:
+	case 1:
+		title, body = subjects[0], bodies[0]
+	default:
+		title = subjects[0]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d commits:\n", len(subjects))
+		for _, s := range subjects {
+			b.WriteString("- " + s + "\n")
+		}
+		body = strings.TrimSuffix(b.String(), "\n")
+	}
+	lc.title = firstNonEmpty(f.title, title)
+	lc.body = firstNonEmpty(f.body, body)
+	return nil
+}
+
+// nothingToReview turns errNothingToReview into a message and a clean
+// exit (0); any other error is returned as is.
+func nothingToReview(err error, stderr io.Writer) error {
+	if errors.Is(err, errNothingToReview) {
+		fmt.Fprintf(stderr, "anchor-review: %v\n", err)
+		return nil
+	}
+	return err
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -481,7 +482,7 @@ func TestReviewUsage(t *testing.T) {
 		{name: "remote endpoint without key", args: append([]string{"--base-url", "https://llm.example.com/v1"}, pr...), local: true, want: "no model API key"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
 		{name: "no GitHub token", args: []string{"--repo", "o/r", "--pr", "7", "--github-token", ""}, want: "no GitHub token"},
-		{name: "empty diff", args: []string{"--diff", os.DevNull}, want: "empty"},
+		{name: "not a diff", args: []string{"--diff", filepath.Join(headDir, invoicePath)}, want: "not a unified diff"},
 		{name: "missing diff file", args: []string{"--diff", filepath.Join("testdata", "review", "nonexistent.patch")}, want: "nonexistent.patch"},
 	}
 	for _, tt := range tests {
@@ -600,11 +601,11 @@ func TestReviewHeadFilesStayInDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := reviewFlags{diffFile: patch, dir: dir}
-	_, head, err := f.localDiff(context.Background())
+	lc, err := f.readLocal(context.Background())
 	if err != nil {
-		t.Fatalf("localDiff: %v", err)
+		t.Fatalf("readLocal: %v", err)
 	}
-	got, found, err := head(context.Background(), "../outside-secret.txt")
+	got, found, err := lc.head(context.Background(), "../outside-secret.txt")
 	if err != nil || found || got != "" {
 		t.Errorf("head(../outside-secret.txt) = %q, %v, %v; want nothing read", got, found, err)
 	}
@@ -618,5 +619,210 @@ func TestLocalEndpoint(t *testing.T) {
 		if got := localEndpoint(u); got != want {
 			t.Errorf("localEndpoint(%q) = %v; want %v", u, got, want)
 		}
+	}
+}
+
+// TestReviewNothingToReview: an empty change is not a usage error: the
+// command says "nothing to review" and exits 0, before asking for a key.
+func TestReviewNothingToReview(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t)
+	blank := filepath.Join(t.TempDir(), "blank.patch")
+	if err := os.WriteFile(blank, []byte("\n  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"empty file", []string{"--diff", os.DevNull}, "is empty"},
+		{"blank file", []string{"--diff", blank}, "is empty"},
+		{"no commits since the base", []string{"--base", "HEAD", "--dir", dir}, "no changes since its merge base with HEAD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// No key and no endpoint: an empty change needs neither.
+			stdout, stderr, err := run(t, noEnv, append([]string{"review"}, tt.args...)...)
+			if err != nil || ExitCode(err) != 0 {
+				t.Fatalf("got %v (exit %d); want nil (exit 0)", err, ExitCode(err))
+			}
+			if !strings.Contains(stderr, "nothing to review") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q; want \"nothing to review\" and %q", stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q; want nothing", stdout)
+			}
+		})
+	}
+}
+
+// TestReviewGitBaseDescribesChange: --base takes the title and body from
+// the commits REF..HEAD (flags win) and HEAD's SHA into the report's meta.
+func TestReviewGitBaseDescribesChange(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t)
+	sha, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(sha))
+	tests := []struct {
+		name      string
+		flags     []string
+		wantTitle string
+	}{
+		{"from the commit", nil, "billing: discounts"},
+		{"--title wins", []string{"--title", "Partner discounts"}, "Partner discounts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.New()
+			defer m.Close()
+			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+			args := append([]string{"review", "--base", "main", "--dir", dir, "--base-url", m.URL, "--api-key", "k"}, tt.flags...)
+			stdout, stderr, err := run(t, noEnv, args...)
+			if err != nil {
+				t.Fatalf("review --base: %v\n%s", err, stderr)
+			}
+			reqs := m.RequestsFor("correctness")
+			if len(reqs) != 1 || !strings.Contains(messagesOf(reqs[0]), tt.wantTitle) {
+				t.Errorf("the persona prompt lacks the title %q", tt.wantTitle)
+			}
+			meta, err := marker.ParseMeta(stdout)
+			if err != nil {
+				t.Fatalf("the report's meta: %v\n%s", err, stdout)
+			}
+			if meta.HeadSHA != head {
+				t.Errorf("meta head_sha %q; want HEAD %q", meta.HeadSHA, head)
+			}
+			if strings.Contains(stderr, "could not be read") {
+				t.Errorf("unexpected unread-file warning: %s", stderr)
+			}
+		})
+	}
+}
+
+// TestReviewDiffOutsideRepoWarns: a --diff whose files are not under --dir
+// still reviews, but the user is told which files the validator saw no
+// head version of, and how to fix it.
+func TestReviewDiffOutsideRepoWarns(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	_, stderr, err := run(t, noEnv, "review", "--diff", invoicePatch, "--dir", t.TempDir(), "--validate", "--base-url", m.URL, "--api-key", "k")
+	if err != nil {
+		t.Fatalf("review: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"warning:", "1 changed file(s)", invoicePath, "--dir"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// With the right --dir there is nothing to warn about.
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	_, stderr, err = run(t, noEnv, "review", "--diff", invoicePatch, "--dir", headDir, "--validate", "--base-url", m.URL, "--api-key", "k")
+	if err != nil || strings.Contains(stderr, "could not be read") {
+		t.Errorf("review with --dir %s: got %v, stderr %q; want no warning", headDir, err, stderr)
+	}
+}
+
+// TestReviewPostTwice: the second `review --post` of an unchanged PR is
+// skipped by rule 4; its check run carries the earlier failure forward, so,
+// as in the Action for the same outcome, it exits 0 and names the report.
+func TestReviewPostTwice(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
+	m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+	args := []string{"review", "--repo", "o/r", "--pr", "7", "--post", "--github-api-url", gh.URL + "/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k"}
+
+	_, stderr, err := run(t, noEnv, args...)
+	if !errors.Is(err, action.ErrBlocking) || ExitCode(err) != 1 {
+		t.Fatalf("first run: got %v; want blocking findings (exit 1)\n%s", err, stderr)
+	}
+	calls := len(m.Requests())
+	_, stderr, err = run(t, noEnv, args...)
+	if err != nil || ExitCode(err) != 0 {
+		t.Fatalf("second run: got %v (exit %d); want exit 0, the Action's for a carried failure on a written check\n%s", err, ExitCode(err), stderr)
+	}
+	if got := len(m.Requests()); got != calls {
+		t.Errorf("second run: %d model requests; want none", got-calls)
+	}
+	checks := gh.CheckRuns()
+	if len(checks) != 2 || checks[1].Conclusion != "failure" {
+		t.Fatalf("check runs %+v; want two, the second carrying failure", checks)
+	}
+	comments := gh.Comments(7)
+	if len(comments) != 1 {
+		t.Fatalf("comments: got %d; want 1", len(comments))
+	}
+	if !strings.Contains(stderr, "report (carried forward): ") || !strings.Contains(stderr, "#issuecomment-") {
+		t.Errorf("second run's stderr does not name the carried report:\n%s", stderr)
+	}
+}
+
+// TestUserAgents: the clients deps.go builds name the tool and its version
+// (anchor-review/VERSION) on every request to GitHub and to the model.
+func TestUserAgents(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	m := llmtest.New()
+	defer m.Close()
+	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
+	_, stderr, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+	if err != nil {
+		t.Fatalf("review: %v\n%s", err, stderr)
+	}
+	want := version.UserAgent()
+	if !strings.HasPrefix(want, "anchor-review/") {
+		t.Fatalf("version.UserAgent() = %q; want anchor-review/VERSION", want)
+	}
+	if len(gh.Requests()) == 0 || len(m.Requests()) == 0 {
+		t.Fatalf("requests: %d to GitHub, %d to the model; want some of each", len(gh.Requests()), len(m.Requests()))
+	}
+	for _, r := range gh.Requests() {
+		if got := r.Header.Get("User-Agent"); got != want {
+			t.Errorf("GitHub %s %s: User-Agent %q; want %q", r.Method, r.Path, got, want)
+		}
+	}
+	for _, r := range m.Requests() {
+		if got := r.Header.Get("User-Agent"); got != want {
+			t.Errorf("model %s: User-Agent %q; want %q", r.Path, got, want)
+		}
+	}
+}
+
+// TestReviewErrorsNameThingsOnce: an error is wrapped once per layer, each
+// adding only what the layer below did not say: the PR appears once, the
+// "github:" prefix once.
+func TestReviewErrorsNameThingsOnce(t *testing.T) {
+	t.Parallel()
+	gh := fakePR(t)
+	defer gh.Close()
+	gh.Inject(githubtest.Fault{PathContains: "/pulls/7", Accept: "diff", Status: 422, Body: `{"message":"diff unavailable"}`})
+	m := llmtest.New()
+	defer m.Close()
+	_, _, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+	if ExitCode(err) != 3 {
+		t.Fatalf("got %v (exit %d); want the review could not run (exit 3)", err, ExitCode(err))
+	}
+	msg := err.Error()
+	for _, once := range []string{"github:", "#7", "scope:"} {
+		if n := strings.Count(msg, once); n != 1 {
+			t.Errorf("error %q holds %q %d times; want once", msg, once, n)
+		}
+	}
+	if !strings.Contains(msg, "diff unavailable") {
+		t.Errorf("error %q lacks GitHub's message", msg)
 	}
 }

@@ -506,13 +506,7 @@ func stripPrefixes(a, b string) (string, string) {
 	if !okA || !okB {
 		return a, b
 	}
-	if strings.HasPrefix(a, "a/") {
-		a = a[2:]
-	}
-	if strings.HasPrefix(b, "b/") {
-		b = b[2:]
-	}
-	return a, b
+	return strings.TrimPrefix(a, "a/"), strings.TrimPrefix(b, "b/")
 }
 
 func validMode(s string) bool {

@@ -109,3 +109,19 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// Unquote decodes a path written in git's C-quoted form ("\303\251.go",
+// with or without its double quotes). ok is false when s is not one.
+func Unquote(s string) (path string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		if !strings.Contains(s, `\`) {
+			return "", false
+		}
+		s = `"` + s + `"`
+	}
+	p, n, err := unquote(s)
+	if err != nil || n != len(s) {
+		return "", false
+	}
+	return p, true
+}

@@ -27,8 +27,8 @@ import (
 	gh "github.com/google/go-github/v62/github"
 )
 
-// UserAgent is sent with every request.
-const UserAgent = "anchor-review"
+// DefaultUserAgent is the User-Agent when WithUserAgent is not given.
+const DefaultUserAgent = "anchor-review"
 
 // Limits of the REST API the client works within.
 const (
@@ -46,11 +46,16 @@ const diffMediaType = "application/vnd.github.diff"
 type Option func(*options)
 
 type options struct {
-	policy Policy
-	sleep  func(ctx context.Context, d time.Duration) error
-	jitter func(max time.Duration) time.Duration
-	now    func() time.Time
+	userAgent string
+	policy    Policy
+	sleep     func(ctx context.Context, d time.Duration) error
+	jitter    func(max time.Duration) time.Duration
+	now       func() time.Time
 }
+
+// WithUserAgent sets the User-Agent of every request (the command line
+// passes "anchor-review/VERSION").
+func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = ua } }
 
 // WithRetry sets the retry policy; zero fields keep their defaults.
 func WithRetry(p Policy) Option { return func(o *options) { o.policy = p } }
@@ -82,7 +87,7 @@ type Client struct {
 // "https://ghe.example.com/api/v3/") authenticating with token. httpClient
 // may be nil; it is copied, never modified.
 func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client, error) {
-	o := options{sleep: sleepContext, jitter: fullJitter, now: time.Now}
+	o := options{userAgent: DefaultUserAgent, sleep: sleepContext, jitter: fullJitter, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -112,7 +117,7 @@ func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client
 	} else {
 		c.BaseURL = u
 	}
-	c.UserAgent = UserAgent
+	c.UserAgent = o.userAgent
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}
@@ -127,6 +132,7 @@ func (c *Client) Requests() int { return int(c.tr.requests.Load()) }
 type PR struct {
 	Number                     int
 	Title, Body, State, Author string
+	AuthorIsBot                bool // user.type is "Bot"
 	HTMLURL                    string
 	Merged, Draft              bool
 	HeadSHA, BaseSHA           string
@@ -147,6 +153,7 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (*P
 		Body:         p.GetBody(),
 		State:        p.GetState(),
 		Author:       p.GetUser().GetLogin(),
+		AuthorIsBot:  p.GetUser().GetType() == "Bot",
 		HTMLURL:      p.GetHTMLURL(),
 		Merged:       p.GetMerged(),
 		Draft:        p.GetDraft(),
@@ -450,8 +457,10 @@ func (c *Client) Tree(ctx context.Context, owner, repo, ref string) (paths []str
 	return paths, t.GetTruncated(), nil
 }
 
-// FileContent reads path at ref (a SHA, branch or tag). A missing file is
-// found=false with a nil error.
+// FileContent reads path at ref (a SHA, branch or tag), whatever its size
+// up to GitHub's 100 MB: above 1 MB the contents API returns no content, so
+// the bytes come from the git blobs API. A missing file is found=false
+// with a nil error.
 func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {
 	op := fmt.Sprintf("read %s at %s in %s/%s", path, ref, owner, repo)
 	f, dir, _, err := c.gh.Repositories.GetContents(ctx, owner, repo, path, &gh.RepositoryContentGetOptions{Ref: ref})
@@ -464,6 +473,15 @@ func (c *Client) FileContent(ctx context.Context, owner, repo, path, ref string)
 	}
 	if f == nil {
 		return "", false, fmt.Errorf("github: %s: is a directory (%d entries), not a file", op, len(dir))
+	}
+	if f.GetEncoding() == "none" || (f.Content == nil && f.GetSize() > 0) {
+		// The contents API gives no content above 1 MB ("encoding":
+		// "none"); the git blobs API serves the same bytes up to 100 MB.
+		b, _, err := c.gh.Git.GetBlobRaw(ctx, owner, repo, f.GetSHA())
+		if err != nil {
+			return "", false, classify(op+" (blob "+f.GetSHA()+")", "", err)
+		}
+		return string(b), true, nil
 	}
 	s, err := f.GetContent()
 	if err != nil {

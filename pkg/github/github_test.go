@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -628,6 +630,22 @@ func TestEnterpriseURL(t *testing.T) {
 	}
 }
 
+func TestUserAgentOption(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	srv.AddPR(githubtest.PR{Number: 1})
+	c, err := github.New(srv.HTTPClient(), srv.URL+"/", token, github.WithUserAgent("anchor-review/v1.4.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PullRequest(context.Background(), owner, repo, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[0].Header.Get("User-Agent"); got != "anchor-review/v1.4.0" {
+		t.Errorf("got User-Agent %q; want anchor-review/v1.4.0", got)
+	}
+}
+
 func TestHeaders(t *testing.T) {
 	srv, c, _ := setup(t)
 	srv.AddPR(githubtest.PR{Number: 1})
@@ -635,8 +653,8 @@ func TestHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := srv.Requests()[0].Header
-	if got := h.Get("User-Agent"); got != "anchor-review" {
-		t.Errorf("got User-Agent %q; want anchor-review", got)
+	if got := h.Get("User-Agent"); got != github.DefaultUserAgent {
+		t.Errorf("got User-Agent %q; want %q", got, github.DefaultUserAgent)
 	}
 	if got := h.Get("Authorization"); got != "Bearer "+token {
 		t.Errorf("got Authorization %q; want the bearer token", got)
@@ -644,7 +662,8 @@ func TestHeaders(t *testing.T) {
 }
 
 func TestFileContent(t *testing.T) {
-	long := strings.Repeat("line of text ü\n", 40) // base64 spans many wrapped lines
+	long := strings.Repeat("line of text ü\n", 40)                             // base64 spans many wrapped lines
+	huge := strings.Repeat("var x = \"ü\" // a long generated line\n", 40_000) // 1.4 MB
 	tests := []struct {
 		name, path, ref string
 		want            string
@@ -654,10 +673,14 @@ func TestFileContent(t *testing.T) {
 		{"wrapped base64", "pkg/a.go", "head", long, true},
 		{"other ref", "AGENTS.md", "head", "", false},
 		{"missing", "nope.md", "base", "", false},
+		// Above 1 MB the contents API answers `"content": "", "encoding":
+		// "none"`; the bytes come from the blobs API (issue 12).
+		{"over 1 MB through the blobs API", "gen/big.go", "head", huge, true},
 	}
 	srv, c, _ := setup(t)
 	srv.SetContent("base", "AGENTS.md", "# rules\n")
 	srv.SetContent("head", "pkg/a.go", long)
+	srv.SetContent("head", "gen/big.go", huge)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, found, err := c.FileContent(context.Background(), owner, repo, tt.path, tt.ref)
@@ -665,9 +688,18 @@ func TestFileContent(t *testing.T) {
 				t.Fatalf("FileContent: %v", err)
 			}
 			if got != tt.want || found != tt.wantFound {
-				t.Errorf("got %q, %v; want %q, %v", got, found, tt.want, tt.wantFound)
+				t.Errorf("got %.60q (%d bytes), %v; want %.60q (%d bytes), %v", got, len(got), found, tt.want, len(tt.want), tt.wantFound)
 			}
 		})
+	}
+	blobs := 0
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Path, "/git/blobs/") {
+			blobs++
+		}
+	}
+	if blobs != 1 {
+		t.Errorf("blob requests %d; want 1 (only the file over 1 MB)", blobs)
 	}
 }
 
@@ -717,5 +749,41 @@ func TestTree(t *testing.T) {
 	}
 	if n := c.Requests(); n != 1 {
 		t.Errorf("got %d requests; want 1", n)
+	}
+}
+
+// TestStalledServerCannotHang (issue 12): a server that sends the headers
+// and then stalls mid-body is cut off by the attempt's overall deadline,
+// not waited on forever.
+func TestStalledServerCannotHang(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"number": 1, "title": "half a`)
+		w.(http.Flusher).Flush()
+		select { // stall until the client gives up (or the test ends)
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := github.New(srv.Client(), srv.URL, token, github.WithRetry(github.Policy{MaxAttempts: 1, AttemptTimeout: 50 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.PullRequest(context.Background(), owner, repo, 1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("PullRequest on a stalled body: got nil error; want the deadline's")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("PullRequest still waiting on a stalled body after a minute: no overall deadline")
 	}
 }

@@ -29,6 +29,10 @@ type Policy struct {
 	// Budget is the total time the client may spend waiting between retries,
 	// over its whole life, so that a run can never hang on GitHub.
 	Budget time.Duration
+	// AttemptTimeout is the overall deadline of one attempt: connecting,
+	// the headers AND reading the body, so a server that stalls after the
+	// headers cannot hang a run. Default 2 minutes.
+	AttemptTimeout time.Duration
 }
 
 const (
@@ -37,6 +41,7 @@ const (
 	defaultMaxDelay      = 30 * time.Second
 	defaultMaxRetryAfter = 60 * time.Second
 	defaultBudget        = 2 * time.Minute
+	defaultAttempt       = 2 * time.Minute
 )
 
 func (p Policy) withDefaults() Policy {
@@ -54,6 +59,9 @@ func (p Policy) withDefaults() Policy {
 	}
 	if p.Budget <= 0 {
 		p.Budget = defaultBudget
+	}
+	if p.AttemptTimeout <= 0 {
+		p.AttemptTimeout = defaultAttempt
 	}
 	return p
 }
@@ -126,7 +134,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		t.requests.Add(1)
-		resp, err := t.base.RoundTrip(try)
+		actx, cancel := context.WithTimeout(ctx, t.policy.AttemptTimeout)
+		resp, err := t.base.RoundTrip(try.WithContext(actx))
+		if err != nil {
+			cancel()
+		} else {
+			// The deadline goes on while the caller reads the body, and
+			// ends when the body is closed.
+			resp.Body = &deadlineBody{ReadCloser: resp.Body, cancel: cancel}
+		}
 		last := attempt >= t.policy.MaxAttempts
 		var wait time.Duration
 		var retry bool
@@ -272,6 +288,18 @@ func secondaryLimit(resp *http.Response) bool {
 }
 
 // rewind returns a copy of req with a fresh body for another attempt.
+// deadlineBody releases an attempt's deadline when the body is closed.
+type deadlineBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *deadlineBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
 func rewind(req *http.Request) (*http.Request, error) {
 	r := req.Clone(req.Context())
 	if req.Body == nil || req.Body == http.NoBody {

@@ -21,6 +21,7 @@ import (
 // Defaults for the zero values of Config.
 const (
 	DefaultBaseURL         = "https://api.openai.com/v1"
+	DefaultUserAgent       = "anchor-review"
 	DefaultAzureAPIVersion = "2024-10-21" // the first GA version with json_schema
 	DefaultCallTimeout     = 120 * time.Second
 	DefaultBudget          = 10 * time.Minute
@@ -44,6 +45,9 @@ type Config struct {
 	Azure bool
 	// AzureAPIVersion is the api-version query value on Azure.
 	AzureAPIVersion string
+	// UserAgent is the User-Agent of every request (default
+	// DefaultUserAgent; the command line passes "anchor-review/VERSION").
+	UserAgent string
 	// HTTPClient sends the requests (default: a new http.Client).
 	HTTPClient *http.Client
 	// CallTimeout bounds one HTTP request; a request that exceeds it fails
@@ -136,7 +140,10 @@ func New(cfg Config) (*Client, error) {
 		oc = openai.DefaultConfig(cfg.APIKey)
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	oc.HTTPClient = capturingDoer{cfg.HTTPClient}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	oc.HTTPClient = capturingDoer{hc: cfg.HTTPClient, userAgent: cfg.UserAgent}
 
 	return &Client{
 		api:      openai.NewClientWithConfig(oc),
@@ -184,7 +191,9 @@ func (c *Client) Complete(ctx context.Context, r Request) (resp Response, err er
 		}
 		if err != nil {
 			resp.JSON = nil
-			err = fmt.Errorf("llm: %s: %w", r.Persona, err)
+			// The one "llm:" prefix: the sentinels and the inner errors carry
+			// none, and the caller, which knows the persona, names it.
+			err = fmt.Errorf("llm: %w", err)
 		}
 	}()
 	comp, err := c.schemas.get(r.Schema)
@@ -473,9 +482,15 @@ type captureKey struct{}
 
 type captured struct{ header http.Header }
 
-type capturingDoer struct{ hc *http.Client }
+type capturingDoer struct {
+	hc        *http.Client
+	userAgent string
+}
 
 func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
+	// go-openai sends Go's default User-Agent; the endpoint's operator sees
+	// which tool, at which version, is calling.
+	req.Header.Set("User-Agent", d.userAgent)
 	resp, err := d.hc.Do(req)
 	if c, ok := req.Context().Value(captureKey{}).(*captured); ok && resp != nil {
 		c.header = resp.Header.Clone()

@@ -102,6 +102,9 @@ func TestCompleteOK(t *testing.T) {
 	if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
 		t.Errorf("got Authorization %q; want the bearer key", got)
 	}
+	if got := r.Header.Get("User-Agent"); got != llm.DefaultUserAgent {
+		t.Errorf("got User-Agent %q; want %q", got, llm.DefaultUserAgent)
+	}
 	if r.Model != "gpt-4o-mini" || r.Persona != "correctness" {
 		t.Errorf("got model %s persona %s; want gpt-4o-mini correctness", r.Model, r.Persona)
 	}
@@ -345,6 +348,10 @@ func TestRepair(t *testing.T) {
 		resp, err := c.Complete(context.Background(), request("correctness"))
 		if !errors.Is(err, llm.ErrMalformed) {
 			t.Fatalf("got %v; want ErrMalformed", err)
+		}
+		// Wrapped once: the caller names the persona, the client its package.
+		if msg := err.Error(); !strings.HasPrefix(msg, "llm: malformed answer: ") || strings.Count(msg, "llm:") != 1 || strings.Contains(msg, "correctness") {
+			t.Errorf("got error %q; want one \"llm: malformed answer: \" prefix and no persona name", msg)
 		}
 		if resp.JSON != nil || resp.Attempts != 2 {
 			t.Errorf("got JSON %s attempts %d; want nil 2", resp.JSON, resp.Attempts)

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -94,4 +95,25 @@ func codeString(code any) string {
 		return fmt.Sprintf("%g", c)
 	}
 	return fmt.Sprint(code)
+}
+
+// Fatal reports whether err means the endpoint refuses the whole run, so
+// no other call can succeed either: a bad or missing key (401), a key
+// without access (403), an unknown model or deployment (404), or no quota
+// (ErrQuota). The review stops at the first one.
+func Fatal(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrQuota) {
+		return true
+	}
+	var api *APIError
+	if errors.As(err, &api) {
+		switch api.Status {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			return true
+		}
+	}
+	return false
 }

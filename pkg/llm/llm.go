@@ -118,18 +118,19 @@ type Completer interface {
 	Complete(ctx context.Context, r Request) (Response, error)
 }
 
-// Errors callers tell apart with errors.Is.
+// Errors callers tell apart with errors.Is. They carry no "llm:" prefix:
+// Client.Complete adds it once to every error it returns.
 var (
 	// ErrMalformed: the answer failed the schema, also after one repair.
-	ErrMalformed = errors.New("llm: malformed answer")
+	ErrMalformed = errors.New("malformed answer")
 	// ErrQuota: the endpoint refused for billing or quota; never retried.
-	ErrQuota = errors.New("llm: quota exhausted")
+	ErrQuota = errors.New("quota exhausted")
 	// ErrBudget: the client's total time budget is spent.
-	ErrBudget = errors.New("llm: time budget exhausted")
+	ErrBudget = errors.New("time budget exhausted")
 	// ErrTimeout: one HTTP request took longer than Config.CallTimeout.
-	ErrTimeout = errors.New("llm: call timed out")
+	ErrTimeout = errors.New("call timed out")
 	// ErrNoAnswer: a Replay has no recorded answer for the request.
-	ErrNoAnswer = errors.New("llm: no recorded answer")
+	ErrNoAnswer = errors.New("no recorded answer")
 )
 
 // Key returns a stable identifier of the asked data: the lowercase hex of

@@ -269,11 +269,11 @@ func (s *Schemas) Check(name, answer string) ([]byte, error) {
 
 func (s *Schemas) get(name string) (*compiled, error) {
 	if s == nil {
-		return nil, fmt.Errorf("llm: no schema named %q (no schemas set)", name)
+		return nil, fmt.Errorf("no schema named %q (no schemas set)", name)
 	}
 	c, ok := s.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("llm: no schema named %q", name)
+		return nil, fmt.Errorf("no schema named %q", name)
 	}
 	return c, nil
 }

@@ -34,9 +34,45 @@ func TestParseMetaRejects(t *testing.T) {
 	}
 }
 
-func TestHasReportNeedsOwnLine(t *testing.T) {
-	if HasReport("quoted " + Report + " inline") {
-		t.Error("HasReport accepted an inline marker")
+func TestHasReportNeedsFirstLine(t *testing.T) {
+	for name, body := range map[string]string{
+		"inline":           "quoted " + Report + " inline",
+		"second line":      "CI bot says:\n" + Report + "\n",
+		"quoted":           "> " + Report + "\n",
+		"last line":        "hello\n\n" + Report,
+		"after blank line": "\n" + Report + "\n",
+	} {
+		if HasReport(body) {
+			t.Errorf("%s: HasReport accepted %q", name, body)
+		}
+	}
+	if !HasReport(Report + "\r\nbody") {
+		t.Error("HasReport refused a CRLF report")
+	}
+}
+
+// A forged meta line is refused: it must not inject verdicts the
+// outputs would echo, nor a head SHA that is not one.
+func TestParseReport(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	good := Meta{Version: 1, HeadSHA: sha, Verdict: "ready", Conclusion: "success"}
+	tests := []struct {
+		name, body string
+		ok         bool
+	}{
+		{"valid", Report + "\n" + FormatMeta(good) + "\n## anchor-review\n", true},
+		{"meta not second", Report + "\n\n" + FormatMeta(good), false},
+		{"marker not first", "x\n" + Report + "\n" + FormatMeta(good), false},
+		{"verdict outside enum", Report + "\n" + `<!-- anchor-review:meta {"version":1,"head_sha":"` + sha + `","verdict":"ready\nx=1","conclusion":"success","blocking":0} -->`, false},
+		{"conclusion outside enum", Report + "\n" + `<!-- anchor-review:meta {"version":1,"head_sha":"` + sha + `","verdict":"ready","conclusion":"green","blocking":0} -->`, false},
+		{"short sha", Report + "\n" + `<!-- anchor-review:meta {"version":1,"head_sha":"abc","verdict":"ready","conclusion":"success","blocking":0} -->`, false},
+		{"negative blocking", Report + "\n" + `<!-- anchor-review:meta {"version":1,"head_sha":"` + sha + `","verdict":"ready","conclusion":"success","blocking":-1} -->`, false},
+	}
+	for _, tt := range tests {
+		_, err := ParseReport(tt.body)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: ParseReport err = %v; want ok=%v", tt.name, err, tt.ok)
+		}
 	}
 }
 
@@ -47,9 +83,10 @@ func TestFormatMetaCannotCloseComment(t *testing.T) {
 	}
 }
 
-func ExampleParseMeta() {
-	body := Report + "\n" + FormatMeta(Meta{HeadSHA: "abc", Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review: 1 finding\n"
-	m, err := ParseMeta(body)
+func ExampleParseReport() {
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	body := Report + "\n" + FormatMeta(Meta{HeadSHA: sha, Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review: 1 finding\n"
+	m, err := ParseReport(body)
 	fmt.Println(HasReport(body), m.Verdict, m.Conclusion, m.Blocking, err)
 	// Output: true not-ready failure 1 <nil>
 }
@@ -57,11 +94,12 @@ func ExampleParseMeta() {
 // FuzzParseMeta: every PR comment body reaches ParseMeta and HasReport
 // (skip rule 4); neither may panic, and a parsed meta round-trips.
 func FuzzParseMeta(f *testing.F) {
-	f.Add(Report + "\n" + FormatMeta(Meta{HeadSHA: "abc", Verdict: "ready", Conclusion: "success"}))
+	f.Add(Report + "\n" + FormatMeta(Meta{HeadSHA: strings.Repeat("a", 40), Verdict: "ready", Conclusion: "success"}))
 	f.Add("<!-- anchor-review:meta {\"version\":1} -->")
 	f.Add("<!-- anchor-review:meta {\"version\":1,\"verdict\":\"--><b>\"} -->\n" + Report)
 	f.Fuzz(func(t *testing.T, body string) {
 		_ = HasReport(body)
+		_, _ = ParseReport(body)
 		m, err := ParseMeta(body)
 		if err != nil {
 			return

@@ -1,6 +1,9 @@
 package prompt
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Clean removes hidden channels from untrusted text: HTML comments
 // ("<!-- ... -->"), zero-width characters (U+200B..U+200D, U+2060, U+FEFF),
@@ -11,16 +14,34 @@ import "strings"
 // Clean is for prose that GitHub renders as Markdown (title, body,
 // comments, standards files): an unterminated "<!--" hides everything
 // after it from a human reader, so it is removed up to the end.
-func Clean(s string) string { return clean(s, false) }
+func Clean(s string) string { return clean(s) }
 
-// CleanCode is Clean for code (the diff, file contents), where nothing is
-// rendered: a removed comment keeps its newlines, so lines keep their
-// numbers, and an unterminated "<!--" is defused (its "<" dropped) with the
-// text after it kept, so a changed line such as s.startsWith('<!--') cannot
-// hide the rest of the diff from the reviewers.
-func CleanCode(s string) string { return clean(s, true) }
+// CleanCode neutralises hidden channels in code (the diff, file contents)
+// WITHOUT hiding code: every hidden character is made visible as an escape
+// such as <U+200B>, so a reviewer sees that it is there, and nothing else
+// changes. HTML comment markers are code here ("<!--" is a line comment in
+// JavaScript, a string in many languages): removing text between them
+// could hide changed lines, hunk and file headers from the reviewers, so
+// CleanCode never removes anything, and every line keeps its number.
+func CleanCode(s string) string {
+	if strings.IndexFunc(s, Hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		if Hidden(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
-func clean(s string, code bool) string {
+// clean is Clean: prose only (GitHub renders it, so hidden text there is
+// hidden from people and shown to the model).
+func clean(s string) string {
 	if strings.IndexFunc(s, Hidden) >= 0 {
 		s = strings.Map(func(r rune) rune {
 			if Hidden(r) {
@@ -32,12 +53,12 @@ func clean(s string, code bool) string {
 	// Removing a comment can join "<!" and "--" into a new opener; repeat
 	// until none is left (each pass removes at least four bytes).
 	for strings.Contains(s, "<!--") {
-		s = stripComments(s, code)
+		s = stripComments(s)
 	}
 	return s
 }
 
-func stripComments(s string, code bool) string {
+func stripComments(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for {
@@ -49,13 +70,7 @@ func stripComments(s string, code bool) string {
 		b.WriteString(s[:i])
 		j := strings.Index(s[i+4:], "-->")
 		if j < 0 {
-			if code {
-				b.WriteString(s[i+1:]) // "!--" and the rest, no longer an opener
-			}
 			return b.String()
-		}
-		if code {
-			b.WriteString(strings.Repeat("\n", strings.Count(s[i:i+4+j+3], "\n")))
 		}
 		s = s[i+4+j+3:]
 	}

@@ -24,7 +24,7 @@ type Annotation struct {
 type CheckOutput struct {
 	Conclusion string
 	Title      string
-	// Summary is Markdown, at most CheckSummaryMax runes.
+	// Summary is Markdown, at most CheckSummaryMax BYTES (GitHub's unit).
 	Summary     string
 	Annotations []Annotation
 }
@@ -49,11 +49,11 @@ func Check(r review.Result, o Options) CheckOutput {
 	case blocking > 0:
 		out.Title = plural(blocking, "blocking finding", "blocking findings")
 	case r.Partial || effectiveVerdict(r) == review.Degraded:
-		out.Title = "No blocking findings (partial review)"
+		out.Title = incompleteTitle(r, o)
 	default:
 		out.Title = "No blocking findings"
 	}
-	out.Summary = newDoc(r, o).fit(view{belowBar: true}, limit)
+	out.Summary = newDoc(r, o).fit(view{belowBar: true}, limit, inBytes)
 
 	rank := failRank(o.FailOn)
 	for _, f := range r.Findings {
@@ -92,7 +92,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	out := CheckOutput{Conclusion: conclusion}
 	if r.SkipRule != skip.RuleReviewed {
 		out.Title = "Review skipped: " + skipRuleName(r.SkipRule)
-		out.Summary = Truncate(skippedLine(r, o)+"\n", limit)
+		out.Summary = TruncateBytes(skippedLine(r, o)+"\n", limit)
 		return out
 	}
 	howTo := "To review the new commits, run the workflow by hand: in the repository's Actions tab choose " +
@@ -110,7 +110,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 			"but its metadata line is missing or unreadable, so its verdict cannot be carried forward. " +
 			"The check fails rather than pass a commit nobody reviewed.\n\n")
 		b.WriteString(howTo + "\n")
-		out.Summary = Truncate(b.String(), limit)
+		out.Summary = TruncateBytes(b.String(), limit)
 		return out
 	}
 	label := carriedLabel(c.Verdict)
@@ -123,7 +123,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	fmt.Fprintf(&b, "- Verdict: **%s**\n- Conclusion: %s\n- Blocking findings: %s\n\n",
 		label, conclusion, fmtInt(blocking))
 	b.WriteString(howTo + "\n")
-	out.Summary = Truncate(b.String(), limit)
+	out.Summary = TruncateBytes(b.String(), limit)
 	return out
 }
 
@@ -133,4 +133,16 @@ func clipPlain(s string, n int) string {
 		return s
 	}
 	return strings.TrimSpace(s[:runeOffset(s, n-1)]) + "…"
+}
+
+// incompleteTitle names what an incomplete review did not do.
+func incompleteTitle(r review.Result, o Options) string {
+	if len(r.Incomplete) == 0 {
+		return "Review incomplete"
+	}
+	t := "Review incomplete: " + sanitizePlain(r.Incomplete[0], o)
+	if n := len(r.Incomplete) - 1; n > 0 {
+		t += fmt.Sprintf(" (and %d more)", n)
+	}
+	return clipPlain(t, annotationTitleMax)
 }

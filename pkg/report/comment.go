@@ -31,9 +31,8 @@ const (
 	noFindingsLine = "No findings reached confidence anchor 75."
 	couldNotRun    = "**The review could not run, so this pull request was not checked.** " +
 		"This is not a clean result; see Coverage for the failures."
-	partialLine = "**The review was partial:** some personas failed or some files were not reviewed " +
-		"(see Coverage), so findings may be missing."
-	tableHeader = "| # | File | Issue | Reviewer | Confidence |\n|---|---|---|---|---|\n"
+	incompleteLine = "**Review incomplete:** this review did not finish, so findings may be missing. Not done:"
+	tableHeader    = "| # | File | Issue | Reviewer | Confidence |\n|---|---|---|---|---|\n"
 )
 
 // severityHeadings introduce each severity's table (SPEC section 2 meanings).
@@ -61,7 +60,7 @@ func Comment(r review.Result, o Options) string {
 	if o.Quiet && len(r.Findings) == 0 && !r.AllFailed {
 		return ""
 	}
-	return newDoc(r, o).fit(view{marker: true}, o.MaxLen)
+	return newDoc(r, o).fit(view{marker: true}, o.MaxLen, inRunes)
 }
 
 // JobSummary renders the report for the Actions job summary: the comment
@@ -73,7 +72,7 @@ func JobSummary(r review.Result, o Options) string {
 	if r.Skipped {
 		return skippedLine(r, o) + "\n"
 	}
-	return newDoc(r, o).fit(view{belowBar: true}, JobSummaryMax)
+	return newDoc(r, o).fit(view{belowBar: true}, JobSummaryMax, inRunes)
 }
 
 // skippedLine is the one-line account of a Stage 1 skip.
@@ -128,25 +127,25 @@ func newDoc(r review.Result, o Options) *doc {
 	return d
 }
 
-// fit renders the view within max runes: whole if it fits, else with
+// fit renders the view within max units (runes or bytes): whole if it fits, else with
 // Coverage replaced by a note, else keeping as many findings as fit (the
 // lowest go first; findings are sorted most severe first), else cut.
-func (d *doc) fit(v view, max int) string {
+func (d *doc) fit(v view, max int, u unit) string {
 	all := len(d.rows)
-	if s := d.render(v, all, true); utf8.RuneCountInString(s) <= max {
+	if s := d.render(v, all, true); u.size(s) <= max {
 		return s
 	}
-	if s := d.render(v, all, false); utf8.RuneCountInString(s) <= max {
+	if s := d.render(v, all, false); u.size(s) <= max {
 		return s
 	}
 	// Binary search for the most findings that fit; size grows with keep.
 	lo, hi := 0, all-1 // invariant: keep = all does not fit
-	if utf8.RuneCountInString(d.render(v, 0, false)) > max {
-		return Truncate(d.render(v, 0, false), max)
+	if u.size(d.render(v, 0, false)) > max {
+		return truncate(d.render(v, 0, false), max, u)
 	}
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if utf8.RuneCountInString(d.render(v, mid, false)) <= max {
+		if u.size(d.render(v, mid, false)) <= max {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -203,7 +202,8 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	}
 	b.WriteString("</details>\n\n")
 	if !r.AllFailed && (r.Partial || effectiveVerdict(r) == review.Degraded) {
-		b.WriteString(partialLine + "\n\n")
+		b.WriteString(incompleteLine + "\n\n")
+		d.incompleteList(&b)
 	}
 	b.WriteString("**Verdict: " + verdictLabel(r) + "**\n")
 	return b.String()
@@ -466,18 +466,28 @@ func (d *doc) coverage(b *strings.Builder) {
 		}
 		writeList(b, dem)
 	}
-	if len(d.r.TestingGaps) > 0 {
-		b.WriteString("**Testing gaps:**\n\n")
-		writeList(b, sanitizeAll(d.r.TestingGaps, o))
-	}
-	if len(d.r.ResidualRisks) > 0 {
-		b.WriteString("**Residual risks:**\n\n")
-		writeList(b, sanitizeAll(d.r.ResidualRisks, o))
-	}
+	writeNotes(b, "Testing gaps", d.r.TestingGaps, c.TestingGapsDropped, o)
+	writeNotes(b, "Residual risks", d.r.ResidualRisks, c.ResidualRisksDropped, o)
 
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))
+	if o.Version != "" {
+		fmt.Fprintf(b, "**Reviewed by:** anchor-review %s.\n\n", clip(Sanitize(o.Version, o), 64))
+	}
+}
+
+// writeNotes writes a list of the personas' notes, saying how many the
+// review dropped as repeats or over its cap.
+func writeNotes(b *strings.Builder, title string, notes []string, dropped int, o Options) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s:**\n\n", title)
+	writeList(b, sanitizeAll(notes, o))
+	if dropped > 0 {
+		fmt.Fprintf(b, "(%s repeated or over the cap of %d not shown.)\n\n", fmtInt(dropped), review.MaxNotes)
+	}
 }
 
 func rejectionItems(rs []review.Rejection, o Options, noReason string) []string {
@@ -537,4 +547,20 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// incompleteList says exactly what the review did not do, one bullet each.
+func (d *doc) incompleteList(b *strings.Builder) {
+	reasons := d.r.Incomplete
+	if len(reasons) == 0 {
+		reasons = []string{"the review was marked partial without a recorded reason"}
+	}
+	for i, why := range reasons {
+		if i == listCap {
+			fmt.Fprintf(b, "- and %s more\n", fmtInt(len(reasons)-listCap))
+			break
+		}
+		b.WriteString("- " + sanitizePlain(why, d.o) + "\n")
+	}
+	b.WriteString("\n")
 }

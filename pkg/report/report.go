@@ -30,7 +30,8 @@ import (
 const (
 	// DefaultMaxLen is GitHub's limit on an issue comment body.
 	DefaultMaxLen = 65536
-	// CheckSummaryMax is GitHub's limit on a check run's output.summary.
+	// CheckSummaryMax is GitHub's limit on a check run's output.summary and
+	// output.text, in UTF-8 bytes (a comment's limit counts characters).
 	CheckSummaryMax = 65535
 	// JobSummaryMax keeps the job summary under the runner's 1 MiB per-step
 	// limit even when every rune takes four bytes.
@@ -76,6 +77,9 @@ type Options struct {
 	// GitHub token). Values shorter than 4 runes are ignored: redacting them
 	// would shred ordinary text.
 	Secrets []string
+	// Version, when set, is the binary's version (pkg/version), named at
+	// the end of Coverage. Empty leaves it out (tests, the demo's golden).
+	Version string
 	// MaxLen caps the comment, in runes. Default DefaultMaxLen. A smaller
 	// value also caps the check summary.
 	MaxLen int
@@ -124,8 +128,10 @@ func failRank(failOn string) int {
 
 // Conclusion decides the check-run conclusion and the number of blocking
 // findings: "failure" when a posted finding is at failOn or worse, or when
-// every persona failed; otherwise "neutral" when the review was partial;
-// otherwise "success". P0 findings below the comment bar never count.
+// every persona failed; otherwise, for an incomplete review (SPEC 7.1), the
+// `incomplete` input's conclusion ("failure" unless "neutral" was chosen);
+// otherwise "success": green only for a complete review with nothing
+// blocking. P0 findings below the comment bar never count.
 //
 // For a skipped Result: rule 4 (already reviewed) carries the earlier
 // report's conclusion and blocking count forward; when that metadata is
@@ -146,7 +152,12 @@ func Conclusion(r review.Result, failOn string) (string, int) {
 	case r.AllFailed || blocking > 0:
 		return ConclusionFailure, blocking
 	case r.Partial || r.Verdict == review.Degraded:
-		return ConclusionNeutral, 0
+		// An incomplete review is never green: "failure" unless the team
+		// chose "neutral" (which passes required checks) with `incomplete`.
+		if r.IncompleteConclusion == review.IncompleteNeutral {
+			return ConclusionNeutral, 0
+		}
+		return ConclusionFailure, 0
 	}
 	return ConclusionSuccess, 0
 }
@@ -176,22 +187,21 @@ func effectiveVerdict(r review.Result) review.Verdict {
 	return review.DecideVerdict(r)
 }
 
-// verdictLabel is the human verdict the comment ends with. A degraded review
-// never reads clean: when every persona failed it is "Not ready"; a partial
-// review with posted findings is "Ready with fixes".
+// verdictLabel is the human verdict the comment ends with. A degraded
+// (incomplete) review never reads clean: it is "Review incomplete", unless
+// its findings already make it "Not ready".
 func verdictLabel(r review.Result) string {
-	if r.AllFailed {
-		return "Not ready"
-	}
 	switch effectiveVerdict(r) {
 	case review.NotReady:
 		return "Not ready"
 	case review.ReadyWithFixes:
 		return "Ready with fixes"
 	case review.Degraded:
-		if len(r.Findings) > 0 {
-			return "Ready with fixes"
-		}
+		// Never "Ready to merge" about code the review did not finish.
+		return "Review incomplete"
+	}
+	if r.AllFailed || r.Partial {
+		return "Review incomplete"
 	}
 	return "Ready to merge"
 }

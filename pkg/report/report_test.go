@@ -103,6 +103,7 @@ func noFindings() review.Result {
 func noFindingsPartial() review.Result {
 	r := noFindings()
 	r.Partial = true
+	r.Incomplete = []string{"persona security failed", "2 files not reviewed: over the budget of 60 model calls"}
 	r.Verdict = review.Degraded
 	r.Coverage.Personas[3].Failed = "malformed answer after one repair"
 	r.Coverage.NotReviewed = append(r.Coverage.NotReviewed, review.Excluded{Path: "big/gen.go", Reason: "over the max-llm-calls budget"})
@@ -143,6 +144,8 @@ func successResult() review.Result {
 func neutralResult() review.Result {
 	r := successResult()
 	r.Partial, r.Verdict = true, review.Degraded
+	r.Incomplete = []string{"persona security failed"}
+	r.IncompleteConclusion = review.IncompleteNeutral
 	r.Coverage.Personas[3].Failed = "timeout"
 	return r
 }
@@ -267,7 +270,10 @@ func TestConclusion(t *testing.T) {
 		{"never", withSev(finding.P0), "never", "success", 0},
 		{"unknown fail-on is P1", withSev(finding.P1), "bogus", "failure", 1},
 		{"below-bar P0 never blocks", belowBarOnly, "P0", "success", 0},
-		{"partial", partialP2, "P1", "neutral", 0},
+		{"incomplete fails by default", partialP2, "P1", "failure", 0},
+		{"incomplete, input neutral", func() review.Result { r := partialP2; r.IncompleteConclusion = review.IncompleteNeutral; return r }(), "P1", "neutral", 0},
+		{"incomplete, input failure", func() review.Result { r := partialP2; r.IncompleteConclusion = review.IncompleteFailure; return r }(), "P1", "failure", 0},
+		{"incomplete and never: still not green", partialP2, "never", "failure", 0},
 		{"partial and blocking", func() review.Result { r := withSev(finding.P0); r.Partial = true; return r }(), "P1", "failure", 1},
 		{"all failed", failedAll, "never", "failure", 0},
 		{"carried", carried(), "P1", "failure", 2},
@@ -350,12 +356,13 @@ func TestCommentVerdicts(t *testing.T) {
 		wantLines   []string
 		notLines    []string
 	}{
-		{"not ready", fullResult(), "Not ready", nil, []string{partialLine, noFindingsLine}},
-		{"with fixes", withFindings(review.ReadyWithFixes, false), "Ready with fixes", nil, []string{partialLine}},
-		{"ready", noFindings(), "Ready to merge", []string{noFindingsLine}, []string{partialLine}},
-		{"degraded no findings", noFindingsPartial(), "Ready to merge", []string{partialLine, noFindingsLine}, nil},
-		{"degraded with findings", withFindings(review.Degraded, true), "Ready with fixes", []string{partialLine}, nil},
-		{"all failed", allFailed(), "Not ready", []string{couldNotRun}, []string{noFindingsLine, partialLine}},
+		{"not ready", fullResult(), "Not ready", nil, []string{incompleteLine, noFindingsLine}},
+		{"with fixes", withFindings(review.ReadyWithFixes, false), "Ready with fixes", nil, []string{incompleteLine}},
+		{"ready", noFindings(), "Ready to merge", []string{noFindingsLine}, []string{incompleteLine}},
+		// Issue 12: an incomplete review never reads "Ready to merge".
+		{"degraded no findings", noFindingsPartial(), "Review incomplete", []string{incompleteLine, noFindingsLine}, []string{"Ready to merge"}},
+		{"degraded with findings", withFindings(review.Degraded, true), "Review incomplete", []string{incompleteLine}, []string{"Ready to merge", "Ready with fixes"}},
+		{"all failed", allFailed(), "Review incomplete", []string{couldNotRun}, []string{noFindingsLine, incompleteLine, "Ready to merge"}},
 		{"verdict left empty", withFindings("", false), "Ready with fixes", nil, nil},
 	}
 	for _, tt := range tests {
@@ -500,11 +507,40 @@ func TestCheckAnnotations(t *testing.T) {
 
 func TestCheckSummaryLimit(t *testing.T) {
 	c := Check(huge(3000), opts())
-	if got := utf8.RuneCountInString(c.Summary); got > CheckSummaryMax {
-		t.Errorf("summary is %d runes; want <= %d", got, CheckSummaryMax)
+	if got := len(c.Summary); got > CheckSummaryMax {
+		t.Errorf("summary is %d bytes; want <= %d", got, CheckSummaryMax)
 	}
 	if len(c.Annotations) != 3000 {
 		t.Errorf("got %d annotations; want 3000 (the client batches them)", len(c.Annotations))
+	}
+}
+
+// TestCheckSummaryLimitInBytes (issue 12): GitHub counts a check run's
+// summary in BYTES; a review written in CJK or emoji is three or four bytes
+// a character, so a rune-counted summary drew a 422 and no check at all.
+func TestCheckSummaryLimitInBytes(t *testing.T) {
+	for name, text := range map[string]string{"CJK": "空指针解引用导致崩溃。", "emoji": "🔥💥🧨🚨"} {
+		t.Run(name, func(t *testing.T) {
+			r := huge(400)
+			for i := range r.Findings {
+				r.Findings[i].Title = strings.Repeat(text, 3)
+				r.Findings[i].WhyItMatters = strings.Repeat(text, 40)
+			}
+			c := Check(r, opts())
+			if got := len(c.Summary); got > CheckSummaryMax {
+				t.Errorf("summary is %d bytes; want <= %d", got, CheckSummaryMax)
+			}
+			if !utf8.ValidString(c.Summary) {
+				t.Error("summary was cut inside a character")
+			}
+			if utf8.RuneCountInString(c.Summary) < CheckSummaryMax/8 {
+				t.Errorf("summary kept only %d characters; the byte budget was wasted", utf8.RuneCountInString(c.Summary))
+			}
+		})
+	}
+	long := strings.Repeat("界", 30_000) // 90,000 bytes, 30,000 characters
+	if got := TruncateBytes(long, CheckSummaryMax); len(got) > CheckSummaryMax || !utf8.ValidString(got) {
+		t.Errorf("TruncateBytes: %d bytes, valid %t; want <= %d and valid UTF-8", len(got), utf8.ValidString(got), CheckSummaryMax)
 	}
 }
 
@@ -580,4 +616,37 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestNotesDroppedCount: Coverage says how many testing gaps and residual
+// risks the review dropped as repeats or over its cap, and says nothing
+// when none were.
+func TestNotesDroppedCount(t *testing.T) {
+	t.Parallel()
+	r := fullResult()
+	body := Comment(r, Options{})
+	if strings.Contains(body, "not shown.)") {
+		t.Errorf("a report with no dropped notes mentions dropped notes:\n%s", body)
+	}
+	r.Coverage.TestingGapsDropped, r.Coverage.ResidualRisksDropped = 49, 3
+	body = Comment(r, Options{})
+	for _, want := range []string{
+		"- No test for the lockout path.\n\n(49 repeated or over the cap of 20 not shown.)",
+		"- Rate limiting is untested.\n\n(3 repeated or over the cap of 20 not shown.)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the comment lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestVersionInCoverage(t *testing.T) {
+	t.Parallel()
+	if body := Comment(fullResult(), Options{}); strings.Contains(body, "Reviewed by:") {
+		t.Errorf("a report without Options.Version names a version:\n%s", body)
+	}
+	body := Comment(fullResult(), Options{Version: "v1.4.0"})
+	if !strings.Contains(body, "**Reviewed by:** anchor-review v1.4.0.") {
+		t.Errorf("the comment does not name the version:\n%s", body)
+	}
 }

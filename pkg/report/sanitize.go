@@ -206,14 +206,42 @@ func redactWith(s string, secrets []string, repl string) string {
 }
 
 // stripInvisible drops characters that hide text from a reader: zero-width
-// characters, bidi controls, soft hyphens and Unicode tag characters.
+// characters, bidi controls, soft hyphens and Unicode tag characters; and
+// control characters (NUL, ESC, BEL, C1 …) but tab and line breaks, which
+// GitHub must never receive.
 func stripInvisible(s string) string {
 	return strings.Map(func(r rune) rune {
-		if prompt.Hidden(r) {
+		if prompt.Hidden(r) || (unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r') {
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// LogLine makes untrusted text safe for one line of an Actions log: line
+// breaks become spaces, control characters go, a line that would start a
+// workflow command ("::") is quoted with "> ", and the runner's legacy
+// "##[" syntax, which works anywhere in a line, is broken up as "## [".
+// Secrets are not this function's job (see Redact).
+func LogLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r' || r == '\n' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			return ' '
+		case r == '\t':
+			return r
+		case unicode.IsControl(r) || prompt.Hidden(r):
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	for strings.Contains(s, "##[") {
+		s = strings.ReplaceAll(s, "##[", "## [")
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "::") {
+		s = "> " + s
+	}
+	return s
 }
 
 // rewriteLinks splits s into plain text and inline links, drops images,

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -171,5 +172,37 @@ func TestRedactLongestFirst(t *testing.T) {
 	got := Redact("key tok-abcd-efgh-1234 end", []string{"tok-abcd", "tok-abcd-efgh-1234"})
 	if got != "key "+Redacted+" end" {
 		t.Errorf("Redact = %q; want the longer secret redacted whole", got)
+	}
+}
+
+// TestLogLine (issue 13 of the gate issue): untrusted text in a log line
+// cannot issue workflow commands, legacy "##[" ones included, and carries
+// no control characters.
+func TestLogLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"team: security (app/##[stop-commands]x.go)", "team: security (app/## [stop-commands]x.go)"},
+		{"a ###[set-output name=x]y", "a ### [set-output name=x]y"},
+		{"::set-output name=verdict::ready", "> ::set-output name=verdict::ready"},
+		{"  ::error::x", ">   ::error::x"},
+		{"line one\nline two\r\n##[group]x", "line one line two  ## [group]x"},
+		{"bell\a esc\x1b[31m nul\x00 del\x7f c1\u0085", "bell esc[31m nul del c1 "},
+		{"tab\tkept", "tab\tkept"},
+		{"zero\u200bwidth", "zerowidth"},
+	}
+	for _, tt := range tests {
+		if got := LogLine(tt.in); got != tt.want {
+			t.Errorf("LogLine(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Control characters in model text never reach the comment or the check.
+func TestSanitizeDropsControlCharacters(t *testing.T) {
+	in := "Null\x00 byte, escape \x1b[2J, bell\a and \u009b C1"
+	for name, got := range map[string]string{"Sanitize": Sanitize(in, Options{}), "sanitizePlain": sanitizePlain(in, Options{})} {
+		if i := strings.IndexFunc(got, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }); i >= 0 {
+			t.Errorf("%s(%q) = %q keeps control character %U", name, in, got, []rune(got[i:])[0])
+		}
 	}
 }

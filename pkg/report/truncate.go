@@ -26,28 +26,70 @@ func Truncate(body string, max int) string {
 	if max <= 0 {
 		max = DefaultMaxLen
 	}
+	return truncate(body, max, inRunes)
+}
+
+// TruncateBytes is Truncate counting UTF-8 bytes: GitHub's unit for a
+// check run's summary and text (65,535 bytes), where a report in CJK or
+// emoji has three or four bytes to a character.
+func TruncateBytes(body string, max int) string {
+	if max <= 0 {
+		max = CheckSummaryMax
+	}
+	return truncate(body, max, inBytes)
+}
+
+// unit is how a limit is counted: size measures a string, offset is the
+// byte offset of the longest prefix of s of at most n units that ends on
+// a rune boundary.
+type unit struct {
+	name   string
+	size   func(string) int
+	offset func(s string, n int) int
+}
+
+var (
+	inRunes = unit{"characters", utf8.RuneCountInString, runeOffset}
+	inBytes = unit{"bytes", func(s string) int { return len(s) }, byteOffset}
+)
+
+// byteOffset is the largest rune boundary of s at or below n.
+func byteOffset(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	if n <= 0 {
+		return 0
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
+func truncate(body string, max int, u unit) string {
 	body = strings.ToValidUTF8(body, "\uFFFD")
-	if utf8.RuneCountInString(body) <= max {
+	if u.size(body) <= max {
 		return body
 	}
 	head, rest := splitHead(body)
-	note := fmt.Sprintf("\n\n_Trimmed: this report was cut to fit GitHub's limit of %s characters; the job summary has the full report._\n", fmtInt(max))
-	budget := max - runes(head) - runes(note)
+	note := fmt.Sprintf("\n\n_Trimmed: this report was cut to fit GitHub's limit of %s %s; the job summary has the full report._\n", fmtInt(max), u.name)
+	budget := max - u.size(head) - u.size(note)
 	if budget < 0 {
 		note = ""
-		budget = max - runes(head)
+		budget = max - u.size(head)
 	}
 	if budget < 0 {
 		// Not even the hidden lines fit: keep the marker alone if possible.
-		if head != "" && runes(marker.Report)+1 <= max {
+		if head != "" && u.size(marker.Report)+1 <= max {
 			return marker.Report + "\n"
 		}
-		if head != "" && runes(marker.Report) <= max {
+		if head != "" && u.size(marker.Report) <= max {
 			return marker.Report
 		}
-		return cutRunes(body, max)
+		return body[:u.offset(body, max)]
 	}
-	return head + cutContent(rest, budget) + note
+	return head + cutContent(rest, budget, u) + note
 }
 
 // splitHead separates the marker line and the metadata line (when present
@@ -64,12 +106,12 @@ func splitHead(body string) (head, rest string) {
 	return head, rest
 }
 
-// cutContent keeps as much of s as fits in budget runes together with the
+// cutContent keeps as much of s as fits in budget units together with the
 // closers for whatever the cut leaves open.
-func cutContent(s string, budget int) string {
+func cutContent(s string, budget int, u unit) string {
 	limit := budget
 	for {
-		kept := s[:runeOffset(s, limit)]
+		kept := s[:u.offset(s, limit)]
 		if len(kept) < len(s) {
 			if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
 				kept = kept[:i+1]
@@ -80,11 +122,11 @@ func cutContent(s string, budget int) string {
 			}
 		}
 		closing := closers(kept)
-		n := runes(kept)
-		if n+runes(closing) <= budget {
+		n := u.size(kept)
+		if n+u.size(closing) <= budget {
 			return kept + closing
 		}
-		limit = min(budget-runes(closing), n-1)
+		limit = min(budget-u.size(closing), n-1)
 		if limit < 0 {
 			limit = 0
 		}
@@ -120,7 +162,3 @@ func closers(s string) string {
 func detailsDepth(s string) int {
 	return max(strings.Count(s, "<details")-strings.Count(s, "</details>"), 0)
 }
-
-func runes(s string) int { return utf8.RuneCountInString(s) }
-
-func cutRunes(s string, n int) string { return s[:runeOffset(s, n)] }

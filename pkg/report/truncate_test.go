@@ -84,7 +84,7 @@ func TestTruncate(t *testing.T) {
 }
 
 func TestCutContentNeverEndsInsideATag(t *testing.T) {
-	got := cutContent("<details><summary>"+strings.Repeat("x", 50), 25)
+	got := cutContent("<details><summary>"+strings.Repeat("x", 50), 25, inRunes)
 	if want := "<details>\n</details>"; got != want {
 		t.Errorf("cutContent = %q; want %q", got, want)
 	}

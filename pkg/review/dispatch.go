@@ -38,10 +38,15 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		req.AllowRepair = calls.take
 		s := &slots[i][j]
 		if !calls.take() {
-			s.err = errOverCalls
+			s.err = calls.refused()
 			return
 		}
 		resp, err := r.Model.Complete(ctx, req)
+		if llm.Fatal(err) {
+			calls.halt(err)
+		} else if err != nil && calls.halted() != nil {
+			err = errHalted // cancelled by another call's fatal error
+		}
 		s.resp, s.err = resp, err
 		if err == nil {
 			s.err = decodeStrict(resp.JSON, &s.answer)
@@ -76,7 +81,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		merged := finding.Answer{Reviewer: p.Name}
 		var errs []string
 		for _, s := range slots[i] {
-			if !errors.Is(s.err, errOverCalls) {
+			if !errors.Is(s.err, errOverCalls) && !errors.Is(s.err, errHalted) {
 				run.Calls++
 				run.Usage.add(s.resp)
 			}
@@ -92,7 +97,9 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		case len(slots[i]) == 0:
 		case len(errs) == len(slots[i]):
 			run.Failed = errs[0]
-			o.logf("dispatch: %s failed: %s", p.Name, errs[0])
+			if calls.halted() == nil { // a fatal error is said once, by run
+				o.logf("dispatch: %s failed: %s", p.Name, errs[0])
+			}
 		default:
 			if len(errs) > 0 {
 				// Some chunks answered: the persona counts as run, the

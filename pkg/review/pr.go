@@ -20,16 +20,16 @@ import (
 func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error) {
 	o.defaults()
 	start := time.Now()
-	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode}
+	res := Result{Repo: o.Owner + "/" + o.Repo, PR: o.PR, Mode: o.Mode, IncompleteConclusion: o.Incomplete}
 
 	// Stage 1: at most two reads, no model call.
 	info, err := r.GitHub.PullRequest(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, nil, fmt.Errorf("skip: read pull request #%d: %w", o.PR, err)
+		return res, nil, fmt.Errorf("skip: %w", err) // the client's error names the request and the PR
 	}
 	comments, err := r.GitHub.IssueComments(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, &PR{Info: info}, fmt.Errorf("skip: list comments of #%d: %w", o.PR, err)
+		return res, &PR{Info: info}, fmt.Errorf("skip: %w", err)
 	}
 	pr := &PR{Info: info, Comments: comments}
 	res.HeadSHA, res.Title = info.HeadSHA, info.Title
@@ -53,7 +53,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	// Stage 2: scope.
 	src, err := r.GitHub.Diff(ctx, o.Owner, o.Repo, o.PR)
 	if err != nil {
-		return res, pr, fmt.Errorf("scope: read diff of #%d: %w", o.PR, err)
+		return res, pr, fmt.Errorf("scope: %w", err)
 	}
 	d, err := parseSource(src)
 	if err != nil {
@@ -62,7 +62,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	var truncated []Excluded
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
-		res.Partial = true
+		res.incomplete("files beyond the first 3,000 were not reviewed: GitHub lists at most 3,000 files")
 	}
 	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
 	// previous-comments selects on review comments from people (SPEC's
@@ -98,7 +98,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, title, body string, head HeadReader) (Result, error) {
 	o.defaults()
 	start := time.Now()
-	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode}
+	res := Result{Repo: o.Owner + "/" + o.Repo, Title: title, Mode: o.Mode, IncompleteConclusion: o.Incomplete}
 	if o.Owner == "" {
 		res.Repo = "local"
 	}
@@ -145,7 +145,8 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 }
 
 func skipPR(p *github.PR) skip.PR {
-	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body}
+	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body,
+		Author: p.Author, AuthorIsBot: p.AuthorIsBot, HeadSHA: p.HeadSHA}
 }
 
 func skipComments(cs []github.Comment) []skip.Comment {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
@@ -51,8 +52,16 @@ type Result struct {
 
 	Coverage Coverage `json:"coverage"`
 	Verdict  Verdict  `json:"verdict"`
-	// Partial is true when some files went unreviewed or a persona failed.
+	// Partial is true when the review is not COMPLETE (SPEC 7.1): see
+	// Incomplete for what was not done. Set only through incomplete().
 	Partial bool `json:"partial"`
+	// Incomplete says, one line each, what this review did not do: a
+	// persona or chunk that failed, files left by the budget, a head file
+	// that could not be read, a finding the validator could not confirm.
+	Incomplete []string `json:"incomplete,omitempty"`
+	// IncompleteConclusion is the check conclusion of an incomplete review
+	// with nothing blocking: the `incomplete` input, "failure" or "neutral".
+	IncompleteConclusion string `json:"incomplete_conclusion,omitempty"`
 	// AllFailed is true when every persona failed: no report may claim a
 	// clean PR, the check fails, the exit code is 3.
 	AllFailed bool `json:"all_failed"`
@@ -114,4 +123,19 @@ type Coverage struct {
 	OverBudget   []Rejection `json:"over_budget"`
 	NotReviewed  []Excluded  `json:"not_reviewed"`
 	Usage        Usage       `json:"usage"`
+	// TestingGapsDropped and ResidualRisksDropped count the notes
+	// collectNotes dropped: repeats and those past MaxNotes.
+	TestingGapsDropped   int `json:"testing_gaps_dropped,omitempty"`
+	ResidualRisksDropped int `json:"residual_risks_dropped,omitempty"`
 }
+
+// incomplete records one thing the review did not do. An incomplete review
+// is never green unless the team opted into "neutral".
+func (r *Result) incomplete(format string, args ...any) {
+	r.Partial = true
+	r.Incomplete = append(r.Incomplete, fmt.Sprintf(format, args...))
+}
+
+// MarkIncomplete records, from outside the orchestrator (the Action when a
+// review could not run), one thing the review did not do.
+func (r *Result) MarkIncomplete(reason string) { r.incomplete("%s", reason) }

@@ -50,6 +50,13 @@ const (
 	ModeReportOnly = "report-only"
 )
 
+// Values of the `incomplete` input: the conclusion of an incomplete review
+// with nothing blocking. "neutral" passes a required check, so it is opt-in.
+const (
+	IncompleteFailure = "failure"
+	IncompleteNeutral = "neutral"
+)
+
 // Defaults for Options fields left zero.
 const (
 	DefaultMaxConcurrency = 8
@@ -94,6 +101,10 @@ type Options struct {
 	// prefix for them.
 	WarmCache bool
 
+	// Incomplete is the check conclusion of an incomplete review with
+	// nothing blocking: ConclusionFailure (the default) or "neutral".
+	Incomplete string
+
 	BotLogin string
 
 	// PrecheckOnly stops after Stage 1 (a run with no model key: fork and
@@ -131,6 +142,9 @@ func (o *Options) defaults() {
 	}
 	if o.ValidatorModel == "" {
 		o.ValidatorModel = o.Model
+	}
+	if o.Incomplete == "" {
+		o.Incomplete = IncompleteFailure
 	}
 	if o.BotLogin == "" {
 		o.BotLogin = "github-actions[bot]"

@@ -195,8 +195,13 @@ func TestReviewPREndToEnd(t *testing.T) {
 	if len(res.Coverage.OverBudget) != 0 {
 		t.Errorf("over budget: got %+v; want none", res.Coverage.OverBudget)
 	}
-	if res.Verdict != review.NotReady || res.Partial || res.AllFailed || res.Skipped {
-		t.Errorf("got verdict %s partial %t allFailed %t skipped %t; want not-ready, false, false, false", res.Verdict, res.Partial, res.AllFailed, res.Skipped)
+	// The validator's malformed answer left one finding unconfirmed: the
+	// review is incomplete (SPEC 7.1), and says so.
+	if res.Verdict != review.NotReady || !res.Partial || res.AllFailed || res.Skipped {
+		t.Errorf("got verdict %s partial %t allFailed %t skipped %t; want not-ready, true, false, false", res.Verdict, res.Partial, res.AllFailed, res.Skipped)
+	}
+	if want := []string{"1 finding could not be validated (the validator failed or a head file could not be read)"}; !slices.Equal(res.Incomplete, want) {
+		t.Errorf("incomplete: got %q; want %q", res.Incomplete, want)
 	}
 	if !slices.Equal(res.TestingGaps, []string{"No test covers DeleteOrder."}) ||
 		!slices.Equal(res.ResidualRisks, []string{"DeleteOrder has no authorization check visible in this diff."}) {

@@ -59,7 +59,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		// Only a `personas` restriction can empty the team: nothing looked
 		// at the files, so the review must not read as a clean pass.
 		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
-		res.Partial = true
+		res.incomplete("no persona of the team (input personas) applies to this diff: nothing was reviewed")
 	}
 
 	// Context: the head version of each changed file, read once per run
@@ -93,8 +93,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	}
 	notReviewed = append(notReviewed, left...)
 	// Files too large for a call, or over the call budget, were meant to be
-	// reviewed: the review is partial (deliberate exclusions are not).
-	res.Partial = res.Partial || len(left) > 0
+	// reviewed: the review is incomplete (deliberate exclusions are not).
+	if len(left) > 0 {
+		res.incomplete("%s not reviewed: too large for one model call (max-input-tokens %d)", plural(len(left), "file", "files"), o.MaxInputTokens)
+	}
 	personaCalls := o.MaxLLMCalls
 	if o.Validate {
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
@@ -108,6 +110,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			for _, p := range team[max(personaCalls, 0):] {
 				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
 				notReviewed = append(notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
+				res.incomplete("persona %s not run: %s", p.Name, overBudget)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
 		}
@@ -116,25 +119,39 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 		}
+		skipped := 0
+		for _, part := range parts[keep:] {
+			skipped += len(part.Files)
+		}
+		if skipped > 0 {
+			res.incomplete("%s not reviewed: %s", plural(skipped, "file", "files"), overBudget)
+		}
 		parts = parts[:keep]
-		res.Partial = true
 		o.logf("dispatch: the budget allows %d of the diff's parts", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
-	// Stage 4: dispatch.
-	calls := &callBudget{limit: o.MaxLLMCalls}
+	// Stage 4: dispatch. A fatal model error (llm.Fatal) halts the budget,
+	// which cancels this context: no call is made after it.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	calls := &callBudget{limit: o.MaxLLMCalls, stop: stop}
 	results, runs := r.dispatch(ctx, o, team, parts, pc, calls)
+	if err := calls.halted(); err != nil {
+		return r.refused(o, res, runs, err)
+	}
 	res.Coverage.Personas = runs
-	failed, partial := 0, false
+	failed := 0
 	for _, pr := range runs {
 		res.Coverage.Usage.sum(pr.Usage)
-		if pr.Failed != "" {
+		switch {
+		case pr.Failed != "":
 			failed++
+			res.incomplete("persona %s failed", pr.Name)
+		case pr.ChunksFailed > 0:
+			res.incomplete("persona %s failed on %d of %d parts of the diff", pr.Name, pr.ChunksFailed, pr.Calls)
 		}
-		partial = partial || pr.ChunksFailed > 0
 	}
-	res.Partial = res.Partial || failed > 0 || partial
 	if len(team) > 0 && failed == len(team) {
 		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
 		res.Failure = "every persona failed; the first error: " + runs[0].Failed
@@ -152,10 +169,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// testing gaps / residual risks in report-only mode.
 	res.Coverage.Demotions = out.Demotions + len(out.Demoted)
 	res.BelowBar, res.PreExisting, res.Demoted = out.BelowBar, out.PreExisting, out.Demoted
+	var gaps, risks [][]string
 	for _, pr := range results {
-		res.TestingGaps = append(res.TestingGaps, pr.Answer.TestingGaps...)
-		res.ResidualRisks = append(res.ResidualRisks, pr.Answer.ResidualRisks...)
+		gaps, risks = append(gaps, pr.Answer.TestingGaps), append(risks, pr.Answer.ResidualRisks)
 	}
+	res.TestingGaps, res.Coverage.TestingGapsDropped = collectNotes(gaps...)
+	res.ResidualRisks, res.Coverage.ResidualRisksDropped = collectNotes(risks...)
 	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
 
 	// Stage 5b: validate.
@@ -179,4 +198,23 @@ func dedupeExcluded(in []Excluded) []Excluded {
 		}
 	}
 	return out
+}
+
+// plural renders "1 file" / "3 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// refused ends a run the model endpoint refused as a whole: one message,
+// every persona recorded as not run, nothing posted as a review.
+func (r *Reviewer) refused(o Options, res *Result, runs []PersonaRun, err error) error {
+	res.Coverage.Personas = runs
+	res.AllFailed, res.Verdict = true, Degraded
+	res.Failure = "the model endpoint refused the run: " + err.Error()
+	res.incomplete("no persona reviewed the diff: %s", res.Failure)
+	o.logf("dispatch: %s; no further model call was made", res.Failure)
+	return fmt.Errorf("dispatch: %w: %w", ErrModelRefused, err)
 }

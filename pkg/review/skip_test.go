@@ -3,6 +3,7 @@ package review_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
@@ -15,7 +16,9 @@ import (
 // call; Rerun bypasses rule 4 (already reviewed) and no other rule.
 func TestSkip(t *testing.T) {
 	t.Parallel()
-	ourReport := marker.Report + "\n" + marker.FormatMeta(marker.Meta{HeadSHA: "old", Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review\n"
+	ourReport := marker.Report + "\n" + marker.FormatMeta(marker.Meta{HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review\n"
+	// A report for an older head: the new commits were not reviewed.
+	olderReport := strings.Replace(ourReport, headSHA, baseSHA, 1)
 	for _, tc := range []struct {
 		name     string
 		pr       func(*githubtest.PR)
@@ -28,9 +31,12 @@ func TestSkip(t *testing.T) {
 		{name: "merged, rerun", pr: func(p *githubtest.PR) { p.State, p.Merged = "closed", true }, rerun: true, wantRule: 1, wantVerd: ""},
 		{name: "draft", pr: func(p *githubtest.PR) { p.Draft = true }, wantRule: 2, wantVerd: ""},
 		{name: "draft, rerun", pr: func(p *githubtest.PR) { p.Draft = true }, rerun: true, wantRule: 2, wantVerd: ""},
-		{name: "bump, rerun", pr: func(p *githubtest.PR) { p.Title, p.Body = "chore(deps): bump x from 1 to 2", "" }, rerun: true, wantRule: 3, wantVerd: ""},
+		{name: "bump, rerun", pr: func(p *githubtest.PR) {
+			p.Title, p.Body, p.Author = "chore(deps): bump x from 1 to 2", "", "release-bot[bot]"
+		}, rerun: true, wantRule: 3, wantVerd: ""},
 		{name: "reviewed", comment: [2]string{"github-actions[bot]", ourReport}, wantRule: 4, wantVerd: review.NotReady},
 		{name: "reviewed, rerun", comment: [2]string{"github-actions[bot]", ourReport}, rerun: true},
+		{name: "reviewed at an older head", comment: [2]string{"github-actions[bot]", olderReport}},
 		{name: "marker from someone else", comment: [2]string{"mallory", ourReport}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,10 +20,7 @@ import (
 // validator-batching per-file, one per file judging each of its findings
 // on its own), most severe first within the budget, each finding's head
 // file read once per run (contents is the run's cache, which the context
-// stage filled). A validator request starts with the prefix of the persona
-// requests of the part of the diff holding the finding (see
-// prompt.ForValidator), which the persona calls already put in a
-// provider's cache.
+// stage filled). See prompt.ForValidator for what a request holds.
 func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget) []finding.Finding {
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
@@ -39,6 +36,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		return fb.Confidence - fa.Confidence
 	})
 	if len(order) > budget {
+		res.incomplete("%s not validated: over the validation budget of %d", plural(len(order)-budget, "finding", "findings"), budget)
 		for _, i := range order[budget:] {
 			f := gated[i]
 			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
@@ -47,7 +45,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		slices.Sort(order)
 	}
 
-	verdicts := make([]*finding.Validation, len(gated))
+	verdicts := make([]*verdict, len(gated))
 	if o.ValidatorBatching == ValidatePerFile {
 		r.validatePerFile(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
 	} else {
@@ -55,10 +53,11 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	}
 
 	var kept []finding.Finding
+	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
-			f.Validation = v
+			f.Validation = &v.Validation
 			// The validator may lower the severity, never raise it.
 			if v.Severity.Valid() && v.Severity.Rank() > f.Severity.Rank() {
 				o.logf("validate: %s:%d lowered from %s to %s", f.File, f.Line, f.Severity, v.Severity)
@@ -72,7 +71,15 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		if v != nil && v.Reason != "" {
 			reason = v.Reason
 		}
+		if v == nil || v.failed {
+			// No verdict is not a "no": the finding was neither confirmed
+			// nor refuted, so the review did not finish.
+			unconfirmed++
+		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
+	}
+	if unconfirmed > 0 {
+		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
 	}
 	synth.Sort(kept) // a lowered severity moves a finding down
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
@@ -80,14 +87,14 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 }
 
 // validatePerFinding makes one validator call per finding of order.
-func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*finding.Validation) {
+func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
 	var usageMu sync.Mutex
 	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
 		i := order[k]
 		f := gated[i]
 		content, found, err := contents.get(ctx, f.File)
 		if err != nil {
-			verdicts[i] = &finding.Validation{Reason: "validator failed (head file unavailable)"}
+			verdicts[i] = failedVerdict("validator failed (head file unavailable)")
 			return
 		}
 		if v := outsideFile(f, content, found); v != nil {
@@ -119,43 +126,61 @@ func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Co
 }
 
 // validateOne asks the validator about one finding.
-func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usageMu *sync.Mutex, f finding.Finding, c prompt.Context, content string, calls *callBudget) *finding.Validation {
+func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usageMu *sync.Mutex, f finding.Finding, c prompt.Context, content string, calls *callBudget) *verdict {
 	req, err := prompt.ValidatorRequest([]finding.Finding{f}, c, content, o.ValidatorModel, o.MaxInputTokens, false)
 	if err != nil {
-		return &finding.Validation{Reason: fmt.Sprintf("validator failed (too large for max-input-tokens %d)", o.MaxInputTokens)}
+		return failedVerdict(fmt.Sprintf("validator failed (too large for max-input-tokens %d)", o.MaxInputTokens))
 	}
+	resp, err := r.ask(ctx, res, usageMu, req, calls)
+	if err != nil {
+		return failedVerdict(err.Error())
+	}
+	var v finding.Validation
+	if err := decodeStrict(resp.JSON, &v); err != nil {
+		return failedVerdict(validatorFailure(err))
+	}
+	return &verdict{Validation: v}
+}
+
+// ask sends one validator request under the call cap and counts its
+// usage; a fatal model error halts the run. The error's text is the
+// reason to record.
+func (r *Reviewer) ask(ctx context.Context, res *Result, usageMu *sync.Mutex, req llm.Request, calls *callBudget) (llm.Response, error) {
 	if !calls.take() {
-		return &finding.Validation{Reason: "validator not run: over the max-llm-calls cap"}
+		return llm.Response{}, errors.New("validator " + calls.refused().Error())
 	}
 	req.AllowRepair = calls.take
 	resp, err := r.Model.Complete(ctx, req)
+	if llm.Fatal(err) {
+		calls.halt(err)
+	}
 	usageMu.Lock()
 	res.Coverage.Usage.add(resp)
 	usageMu.Unlock()
-	var v finding.Validation
-	if err == nil {
-		err = decodeStrict(resp.JSON, &v)
-	}
 	if err != nil {
-		return &finding.Validation{Reason: validatorFailure(err)}
+		return resp, errors.New(validatorFailure(err))
 	}
-	return &v
+	return resp, nil
+}
+
+// failedVerdict is no verdict at all, with the reason.
+func failedVerdict(reason string) *verdict {
+	return &verdict{failed: true, Validation: finding.Validation{Reason: reason}}
 }
 
 // outsideFile settles without a model call a finding whose line is past
 // the end of its head file (step 1 of synthesis cannot check that for a
 // modified file); nil when the line is inside.
-func outsideFile(f finding.Finding, content string, found bool) *finding.Validation {
+func outsideFile(f finding.Finding, content string, found bool) *verdict {
 	if n := lineCount(content); found && f.Line > n {
-		return &finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}
+		return &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
 	}
 	return nil
 }
 
 // partFor is the prompt context of the part of the diff that holds f's
 // file (for a file split into groups of hunks, the group holding f's line,
-// else its first): what f's persona saw, so the validator request shares
-// that persona request's prefix.
+// else its first): the diff f's persona saw.
 func partFor(pc prompt.Context, parts []prompt.Part, f finding.Finding, fence string) prompt.Context {
 	c := pc
 	c.Fence = fence
@@ -184,6 +209,13 @@ func holdsLine(df *diff.File, line int) bool {
 		}
 	}
 	return false
+}
+
+// verdict is one validator outcome; failed marks no verdict at all (an
+// error, a timeout, a head file that could not be read, the call cap).
+type verdict struct {
+	finding.Validation
+	failed bool
 }
 
 // validatorFailure names why a validator call gave no verdict, briefly:

@@ -27,7 +27,7 @@ type fileVerdict struct {
 // gives no verdict for, or two, fails validation like a malformed answer.
 // The file is read once and sent once: fewer calls and tokens than one
 // call per finding.
-func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*finding.Validation) {
+func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
 	// Group by file, keeping the order of the first finding of each.
 	var files []string
 	byFile := map[string][]int{}
@@ -40,7 +40,7 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 	}
 	fail := func(idx []int, reason string) {
 		for _, i := range idx {
-			verdicts[i] = &finding.Validation{Reason: reason}
+			verdicts[i] = failedVerdict(reason)
 		}
 	}
 	var usageMu sync.Mutex
@@ -74,20 +74,13 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 			}
 			return
 		}
-		if !calls.take() {
-			fail(idx, "validator not run: over the max-llm-calls cap")
+		resp, err := r.ask(gctx, res, &usageMu, req, calls)
+		if err != nil {
+			fail(idx, err.Error())
 			return
 		}
-		req.AllowRepair = calls.take
-		resp, err := r.Model.Complete(gctx, req)
-		usageMu.Lock()
-		res.Coverage.Usage.add(resp)
-		usageMu.Unlock()
 		var ans validations
-		if err == nil {
-			err = decodeStrict(resp.JSON, &ans)
-		}
-		if err != nil {
+		if err := decodeStrict(resp.JSON, &ans); err != nil {
 			fail(idx, validatorFailure(err))
 			return
 		}
@@ -98,11 +91,11 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 		for k, i := range idx {
 			switch vs := got[prompt.FindingID(k)]; len(vs) {
 			case 1:
-				verdicts[i] = &vs[0]
+				verdicts[i] = &verdict{Validation: vs[0]}
 			case 0:
-				verdicts[i] = &finding.Validation{Reason: "validator failed (no verdict for this finding)"}
+				verdicts[i] = failedVerdict("validator failed (no verdict for this finding)")
 			default:
-				verdicts[i] = &finding.Validation{Reason: "validator failed (two verdicts for this finding)"}
+				verdicts[i] = failedVerdict("validator failed (two verdicts for this finding)")
 			}
 		}
 	})

@@ -13,7 +13,8 @@
 //	vendored        under vendor/, third_party/, node_modules/, ...
 //	generated       *.pb.go, *_generated.go, *.min.js, dist/, ... or a
 //	                "Code generated ... DO NOT EDIT." / @generated /
-//	                linguist-generated marker near the top of the new file
+//	                linguist-generated marker near the top of the file that
+//	                the file already carried at the base (a context line)
 //	excluded by pattern "<glob>"  an `exclude` input glob matched
 //
 // Everything here is pure: no I/O.
@@ -244,8 +245,10 @@ func isGeneratedName(p string) bool {
 // looked for: far enough to pass a license header.
 const markerLines = 40
 
-// hasGeneratedMarker reports whether the new file's first lines, as far as
-// the diff shows them, carry a generated-code marker in a comment.
+// hasGeneratedMarker reports whether the file's first lines carried a
+// generated-code marker in a comment AT THE BASE: only context lines count
+// (they exist on both sides). A PR cannot exclude its own code by adding a
+// "Code generated ... DO NOT EDIT." line, in a new file or an old one.
 func hasGeneratedMarker(f *diff.File) bool {
 	if path.Base(f.Path()) == ".gitattributes" {
 		return false // it declares linguist-generated for other files
@@ -255,7 +258,7 @@ func hasGeneratedMarker(f *diff.File) bool {
 			return false
 		}
 		for _, l := range h.Lines {
-			if l.Kind == diff.Delete {
+			if l.Kind != diff.Context {
 				continue
 			}
 			if l.NewNo > markerLines {

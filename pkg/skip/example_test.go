@@ -8,11 +8,12 @@ import (
 )
 
 func Example() {
-	pr := skip.PR{State: "open", Title: "Fix CRLF handling", Body: "Fixes #12."}
+	head := "0123456789abcdef0123456789abcdef01234567"
+	pr := skip.PR{State: "open", Title: "Fix CRLF handling", Body: "Fixes #12.", Author: "alice", HeadSHA: head}
 	comments := []skip.Comment{
 		{Author: "mallory", Body: marker.Report + "\n(a copied marker does not count)"},
 		{Author: "github-actions[bot]", Body: marker.Report + "\n" +
-			marker.FormatMeta(marker.Meta{HeadSHA: "0123456789abcdef0123456789abcdef01234567", Verdict: "not-ready", Conclusion: "failure", Blocking: 1})},
+			marker.FormatMeta(marker.Meta{HeadSHA: head, Verdict: "not-ready", Conclusion: "failure", Blocking: 1})},
 	}
 
 	d := skip.Decide(pr, comments, "github-actions[bot]", false)
@@ -21,7 +22,13 @@ func Example() {
 	// A workflow_dispatch rerun reviews again.
 	d = skip.Decide(pr, comments, "github-actions[bot]", true)
 	fmt.Println(d.Skip)
+
+	// A push since the report: the new head was not reviewed, so no skip.
+	pr.HeadSHA = "89abcdef0123456789abcdef0123456789abcdef"
+	d = skip.Decide(pr, comments, "github-actions[bot]", false)
+	fmt.Println(d.Skip, d.Previous.HeadSHA == head)
 	// Output:
 	// true 4 failure
 	// false
+	// false true
 }

@@ -6,21 +6,22 @@
 //
 //  1. the PR is closed or merged;
 //  2. the PR is a draft;
-//  3. the PR is a trivial automated one: its title starts with a
-//     dependency-bump or release prefix (see TrivialTitle) AND its body is
-//     empty or whitespace;
-//  4. the PR was already reviewed: an issue comment written by the
-//     action's own identity (bot-login) carries the report marker. A marker
-//     in anyone else's comment is ignored, or any user could switch reviews
-//     off. A deliberate rerun (workflow_dispatch) bypasses this rule only.
+//  3. the PR is a trivial automated one: its author is a bot account AND
+//     its title starts with a dependency-bump or release prefix (see
+//     TrivialTitle) AND its body is empty, or the author is a
+//     dependency-update bot (Dependabot, Renovate: their bodies are release
+//     notes). A human's PR is never skipped by this rule;
+//  4. the PR was already reviewed AT ITS CURRENT HEAD: an issue comment by
+//     the action's own identity (bot-login) whose first line is the report
+//     marker, whose second line is a valid metadata line, and whose
+//     head_sha is the PR's head. A marker in anyone else's comment, or
+//     anywhere but the first line, is ignored: otherwise any user or
+//     workflow could switch reviews off. A deliberate rerun bypasses this
+//     rule only.
 //
-// When rule 4 fires, Decision.Carried holds the metadata of the newest
-// report comment so the caller can put the earlier verdict on the new head
-// commit's check run. If that metadata cannot be read (an edited or foreign
-// comment format), Carried is nil and the earlier verdict is unknown: the
-// caller must not report success, because GitHub branch protection treats
-// both "success" and "neutral" as passing. anchor-review fails closed: the
-// check concludes "failure" and asks for a workflow_dispatch re-review.
+// A report for an OLDER head does not skip: the new commits were not
+// reviewed, and green is never carried onto them. Decision.Previous then
+// holds that report's metadata for the re-review.
 package skip
 
 import (
@@ -44,6 +45,9 @@ type PR struct {
 	State         string // "open" or "closed"
 	Merged, Draft bool
 	Title, Body   string
+	Author        string // the author's login
+	AuthorIsBot   bool   // user.type is "Bot"
+	HeadSHA       string // the current head commit
 }
 
 // Comment is one issue comment on the PR.
@@ -57,9 +61,18 @@ type Decision struct {
 	Skip   bool
 	Rule   int    // the rule that fired (RuleClosed..RuleReviewed); 0 when not skipped
 	Reason string // a short sentence for the skip-reason output; "" when not skipped
-	// Carried is the metadata of the newest report comment when Rule is
-	// RuleReviewed and it could be read; nil otherwise.
+	// Carried is the metadata of our report for the current head when Rule
+	// is RuleReviewed; nil otherwise.
 	Carried *marker.Meta
+	// Previous is the metadata of our newest report when it was written for
+	// an older head (new commits since); nil otherwise. Not a skip.
+	Previous *marker.Meta
+}
+
+// dependencyBots write release notes into their PR bodies: a trivial title
+// from them skips whatever the body says.
+func dependencyBots() []string {
+	return []string{"dependabot[bot]", "renovate[bot]"}
 }
 
 // trivialPrefixes are the title prefixes of trivial automated PRs, lower
@@ -125,25 +138,45 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 	case pr.Draft:
 		return Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}
 	}
-	if p := trivialPrefix(pr.Title); p != "" && strings.TrimSpace(pr.Body) == "" {
-		// The reason names our own prefix, never the untrusted title.
-		return Decision{Skip: true, Rule: RuleTrivial,
-			Reason: "trivial automated pull request: the title starts with " + p + " and the body is empty"}
+	if p := trivialPrefix(pr.Title); p != "" && pr.AuthorIsBot {
+		if strings.TrimSpace(pr.Body) == "" {
+			// The reason names our own prefix, never the untrusted title.
+			return Decision{Skip: true, Rule: RuleTrivial,
+				Reason: "trivial automated pull request: a bot's title starts with " + p + " and the body is empty"}
+		}
+		for _, b := range dependencyBots() {
+			if strings.EqualFold(pr.Author, b) {
+				return Decision{Skip: true, Rule: RuleTrivial,
+					Reason: "trivial automated pull request: " + b + "'s title starts with " + p}
+			}
+		}
 	}
-	if rerun || botLogin == "" {
+	if botLogin == "" {
 		return Decision{}
 	}
+	m, ok := LastReport(comments, botLogin)
+	if !ok {
+		return Decision{}
+	}
+	if rerun || m.HeadSHA != pr.HeadSHA {
+		return Decision{Previous: &m}
+	}
+	return Decision{Skip: true, Rule: RuleReviewed, Carried: &m,
+		Reason: "already reviewed at this head commit: " + botLogin + " posted a report for " + m.HeadSHA[:12] + "; run the workflow manually (workflow_dispatch) to review again"}
+}
+
+// LastReport returns the metadata of the newest report comment written by
+// login: the marker on its first line and a valid metadata line on its
+// second. Comments that fail either test are not reports.
+func LastReport(comments []Comment, login string) (marker.Meta, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
 		c := comments[i]
-		if !strings.EqualFold(c.Author, botLogin) || !marker.HasReport(c.Body) {
+		if !strings.EqualFold(c.Author, login) {
 			continue
 		}
-		d := Decision{Skip: true, Rule: RuleReviewed,
-			Reason: "already reviewed: " + botLogin + " posted a report; run the workflow manually (workflow_dispatch) to review again"}
-		if m, err := marker.ParseMeta(c.Body); err == nil {
-			d.Carried = &m
+		if m, err := marker.ParseReport(c.Body); err == nil {
+			return m, true
 		}
-		return d
 	}
-	return Decision{}
+	return marker.Meta{}, false
 }

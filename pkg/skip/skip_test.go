@@ -58,11 +58,17 @@ func report(m marker.Meta) string {
 
 func TestDecide(t *testing.T) {
 	t.Parallel()
-	open := PR{State: "open", Title: "Fix the parser", Body: "It broke on CRLF."}
-	meta1 := marker.Meta{Version: 1, HeadSHA: strings.Repeat("a", 40), Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
-	meta2 := marker.Meta{Version: 1, HeadSHA: strings.Repeat("b", 40), Verdict: "ready", Conclusion: "success"}
+	head := strings.Repeat("a", 40)
+	older := strings.Repeat("b", 40)
+	open := PR{State: "open", Title: "Fix the parser", Body: "It broke on CRLF.", Author: "alice", HeadSHA: head}
+	meta1 := marker.Meta{Version: 1, HeadSHA: head, Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
+	meta2 := marker.Meta{Version: 1, HeadSHA: older, Verdict: "ready", Conclusion: "success"}
 	ours := Comment{Author: bot, Body: report(meta1)}
 	with := func(p PR, f func(*PR)) PR { f(&p); return p }
+	botPR := func(author, title, body string) PR {
+		return PR{State: "open", Title: title, Body: body, Author: author, AuthorIsBot: true, HeadSHA: head}
+	}
+	reviewed := "already reviewed at this head commit: github-actions[bot] posted a report for aaaaaaaaaaaa; run the workflow manually (workflow_dispatch) to review again"
 
 	tests := []struct {
 		name     string
@@ -87,34 +93,43 @@ func TestDecide(t *testing.T) {
 			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
 		{name: "rerun still skips draft", pr: with(open, func(p *PR) { p.Draft = true }), botLogin: bot, rerun: true,
 			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
-		{name: "trivial draft hits rule 2", pr: PR{State: "open", Draft: true, Title: "chore(deps): bump x"}, botLogin: bot,
+		{name: "trivial draft hits rule 2", pr: with(botPR("app[bot]", "chore(deps): bump x", ""), func(p *PR) { p.Draft = true }), botLogin: bot,
 			want: Decision{Skip: true, Rule: RuleDraft, Reason: "the pull request is a draft"}},
-		{name: "trivial bump with empty body", pr: PR{State: "open", Title: "chore(deps): bump x from 1 to 2"}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with chore(deps) and the body is empty"}},
-		{name: "trivial bump with whitespace body", pr: PR{State: "open", Title: "Release: v2", Body: " \r\n\t\n"}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with release: and the body is empty"}},
-		{name: "rerun still skips trivial", pr: PR{State: "open", Title: "build(deps): bump y"}, botLogin: bot, rerun: true,
-			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with build(deps) and the body is empty"}},
-		{name: "bump with a written body is reviewed", pr: PR{State: "open", Title: "chore(deps): bump x", Body: "Bumps x.\n\nChangelog: ..."}, botLogin: bot},
-		{name: "trivial and already reviewed hits rule 3", pr: PR{State: "open", Title: "chore: bump"}, comments: []Comment{ours}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: the title starts with chore: bump and the body is empty"}},
-		{name: "already reviewed", pr: open, comments: []Comment{{Author: "alice", Body: "LGTM"}, ours}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta1}},
+		{name: "bot's trivial bump with empty body", pr: botPR("release-bot[bot]", "chore(deps): bump x from 1 to 2", ""), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: a bot's title starts with chore(deps) and the body is empty"}},
+		{name: "bot's trivial bump with whitespace body", pr: botPR("release-bot[bot]", "Release: v2", " \r\n\t\n"), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: a bot's title starts with release: and the body is empty"}},
+		{name: "dependabot with release notes", pr: botPR("dependabot[bot]", "build(deps): bump golang.org/x/net from 0.22.0 to 0.23.0", "Bumps golang.org/x/net.\n<details>release notes</details>"), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: dependabot[bot]'s title starts with build(deps)"}},
+		{name: "renovate with release notes", pr: botPR("renovate[bot]", "chore(deps): update lodash", "This PR contains..."), botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: renovate[bot]'s title starts with chore(deps)"}},
+		{name: "rerun still skips trivial", pr: botPR("app[bot]", "build(deps): bump y", ""), botLogin: bot, rerun: true,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: a bot's title starts with build(deps) and the body is empty"}},
+		{name: "a human's bump-style PR with an empty body is reviewed", pr: PR{State: "open", Title: "chore: bump", Author: "mallory", HeadSHA: head}, botLogin: bot},
+		{name: "a human named like a dependency bot is reviewed", pr: PR{State: "open", Title: "chore(deps): bump x", Body: "notes", Author: "dependabot[bot]", HeadSHA: head}, botLogin: bot},
+		{name: "another bot's bump with a written body is reviewed", pr: botPR("app[bot]", "chore(deps): bump x", "Bumps x.\n\nAlso rewrites auth."), botLogin: bot},
+		{name: "trivial and already reviewed hits rule 3", pr: botPR("app[bot]", "chore: bump", ""), comments: []Comment{ours}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleTrivial, Reason: "trivial automated pull request: a bot's title starts with chore: bump and the body is empty"}},
+		{name: "already reviewed at this head", pr: open, comments: []Comment{{Author: "alice", Body: "LGTM"}, ours}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: reviewed, Carried: &meta1}},
 		{name: "bot login compared case-insensitively", pr: open, comments: []Comment{{Author: "GitHub-Actions[Bot]", Body: report(meta1)}}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta1}},
-		{name: "custom bot login", pr: open, comments: []Comment{{Author: "review-app[bot]", Body: report(meta2)}, ours}, botLogin: "review-app[bot]",
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: review-app[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta2}},
-		{name: "newest report comment carries", pr: open, comments: []Comment{ours, {Author: "alice", Body: "fixed"}, {Author: bot, Body: report(meta2)}}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again", Carried: &meta2}},
-		{name: "unreadable metadata still skips, nothing carried", pr: open, comments: []Comment{{Author: bot, Body: marker.Report + "\n<!-- anchor-review:meta {broken -->\n"}}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again"}},
-		{name: "marker without metadata still skips", pr: open, comments: []Comment{ours, {Author: bot, Body: marker.Report + "\nold format\n"}}, botLogin: bot,
-			want: Decision{Skip: true, Rule: RuleReviewed, Reason: "already reviewed: github-actions[bot] posted a report; run the workflow manually (workflow_dispatch) to review again"}},
-		{name: "spoofed marker by another user does not skip", pr: open, comments: []Comment{{Author: "mallory", Body: report(meta2)}}, botLogin: bot},
-		{name: "spoofed marker by a look-alike login does not skip", pr: open, comments: []Comment{{Author: "github-actions", Body: report(meta2)}}, botLogin: bot},
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: reviewed, Carried: &meta1}},
+		{name: "custom bot login", pr: open, comments: []Comment{{Author: "review-app[bot]", Body: report(meta1)}, {Author: bot, Body: report(meta2)}}, botLogin: "review-app[bot]",
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: strings.ReplaceAll(reviewed, bot, "review-app[bot]"), Carried: &meta1}},
+		{name: "report for an older head is not a skip", pr: open, comments: []Comment{{Author: bot, Body: report(meta2)}}, botLogin: bot,
+			want: Decision{Previous: &meta2}},
+		{name: "newest report decides", pr: open, comments: []Comment{ours, {Author: "alice", Body: "fixed"}, {Author: bot, Body: report(meta2)}}, botLogin: bot,
+			want: Decision{Previous: &meta2}},
+		{name: "unreadable metadata is no report", pr: open, comments: []Comment{{Author: bot, Body: marker.Report + "\n<!-- anchor-review:meta {broken -->\n"}}, botLogin: bot},
+		{name: "broken newer report falls back to the last valid one", pr: open, comments: []Comment{ours, {Author: bot, Body: marker.Report + "\nold format\n"}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: reviewed, Carried: &meta1}},
+		{name: "spoofed marker by another user does not skip", pr: open, comments: []Comment{{Author: "mallory", Body: report(meta1)}}, botLogin: bot},
+		{name: "spoofed marker by a look-alike login does not skip", pr: open, comments: []Comment{{Author: "github-actions", Body: report(meta1)}}, botLogin: bot},
 		{name: "bot comment without marker does not skip", pr: open, comments: []Comment{{Author: bot, Body: "Deployed to staging."}}, botLogin: bot},
+		{name: "marker quoted by another workflow does not skip", pr: open, comments: []Comment{{Author: bot, Body: "PR text:\n" + report(meta1)}}, botLogin: bot},
 		{name: "marker quoted inside a line does not skip", pr: open, comments: []Comment{{Author: bot, Body: "see `" + marker.Report + "`"}}, botLogin: bot},
-		{name: "rerun bypasses rule 4", pr: open, comments: []Comment{ours}, botLogin: bot, rerun: true},
+		{name: "rerun bypasses rule 4", pr: open, comments: []Comment{ours}, botLogin: bot, rerun: true,
+			want: Decision{Previous: &meta1}},
 		{name: "empty bot login trusts nobody", pr: open, comments: []Comment{{Author: "", Body: report(meta1)}}, botLogin: ""},
 	}
 	for _, tt := range tests {
@@ -125,11 +140,16 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Decide() = {Skip:%v Rule:%d Reason:%q}; want {Skip:%v Rule:%d Reason:%q}",
 					got.Skip, got.Rule, got.Reason, tt.want.Skip, tt.want.Rule, tt.want.Reason)
 			}
-			switch {
-			case (got.Carried == nil) != (tt.want.Carried == nil):
-				t.Errorf("Decide().Carried = %v; want %v", got.Carried, tt.want.Carried)
-			case got.Carried != nil && *got.Carried != *tt.want.Carried:
-				t.Errorf("Decide().Carried = %+v; want %+v", *got.Carried, *tt.want.Carried)
+			for _, m := range []struct {
+				name      string
+				got, want *marker.Meta
+			}{{"Carried", got.Carried, tt.want.Carried}, {"Previous", got.Previous, tt.want.Previous}} {
+				switch {
+				case (m.got == nil) != (m.want == nil):
+					t.Errorf("Decide().%s = %v; want %v", m.name, m.got, m.want)
+				case m.got != nil && *m.got != *m.want:
+					t.Errorf("Decide().%s = %+v; want %+v", m.name, *m.got, *m.want)
+				}
 			}
 		})
 	}
@@ -140,7 +160,7 @@ func TestDecide(t *testing.T) {
 func TestDecideReasonOmitsTitle(t *testing.T) {
 	t.Parallel()
 	title := "chore(deps): ::set-output name=x::pwned"
-	d := Decide(PR{State: "open", Title: title}, nil, bot, false)
+	d := Decide(PR{State: "open", Title: title, AuthorIsBot: true}, nil, bot, false)
 	if !d.Skip || strings.Contains(d.Reason, "set-output") {
 		t.Errorf("Decide(%q) = %+v; want a skip whose reason omits the title", title, d)
 	}

@@ -2,7 +2,10 @@ package synth
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
 // reach says which lines a lint directive covers.
@@ -50,12 +53,14 @@ var directives = []directive{
 	{regexp.MustCompile(`biome-ignore\b`), reachNext},
 	{regexp.MustCompile(`@ts-(?:ignore|expect-error)\b`), reachNext},
 	// Python: flake8/ruff, mypy, pyright, pylint, bandit.
-	{regexp.MustCompile(`(?i)#\s*noqa\b`), reachComment},
-	{regexp.MustCompile(`#\s*type:\s*ignore\b`), reachComment},
-	{regexp.MustCompile(`#\s*pyright:\s*ignore\b`), reachComment},
+	// noqa, type: ignore, pyright: ignore and nosec cover their own line
+	// only: a standalone "# noqa" above a line waives nothing there.
+	{regexp.MustCompile(`(?i)#\s*noqa\b`), reachSame},
+	{regexp.MustCompile(`#\s*type:\s*ignore\b`), reachSame},
+	{regexp.MustCompile(`#\s*pyright:\s*ignore\b`), reachSame},
 	{regexp.MustCompile(`#\s*pylint:\s*disable-next\s*=`), reachNext},
 	{regexp.MustCompile(`#\s*pylint:\s*disable\s*=`), reachComment},
-	{regexp.MustCompile(`#\s*nosec\b`), reachComment},
+	{regexp.MustCompile(`#\s*nosec\b`), reachSame},
 	// Ruby: RuboCop.
 	{regexp.MustCompile(`#\s*rubocop:\s*(?:disable|todo)\b`), reachComment},
 	// Java/Kotlin: annotations, IntelliJ, Sonar.
@@ -237,8 +242,17 @@ func commentOnly(s string) bool {
 
 // suppressedAt decides step 6 for one line, given the text of that line and
 // of the line directly above it (ok false: the diff does not show it) and
-// the finding's lower-cased text (for rule-specific directives).
-func suppressedAt(line string, lineOK bool, above string, aboveOK bool, text string) bool {
+// the finding's lower-cased text (for rule-specific directives). severe
+// findings (P0, P1, or the security persona's) yield only to a directive
+// that names their rule: a bare "# noqa" or "//nolint" is a linter's
+// silence, not a reviewer's.
+func suppressedAt(line string, lineOK bool, above string, aboveOK bool, text string, severe bool) bool {
+	covers := func(rules []string, text string) bool {
+		if severe && len(rules) == 0 {
+			return false
+		}
+		return covers(rules, text)
+	}
 	if lineOK {
 		for _, h := range hits(line) {
 			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && covers(h.rules, text) {
@@ -278,7 +292,7 @@ func suppressLintIgnored(gs []group, files fileIndex, dropped map[string]int) []
 		if ok {
 			line, lineOK := files.lineText(df, g.f.Line)
 			above, aboveOK := files.lineText(df, g.f.Line-1)
-			if suppressedAt(line, lineOK, above, aboveOK, findingText(g)) {
+			if suppressedAt(line, lineOK, above, aboveOK, findingText(g), severe(g.f)) {
 				dropped[ReasonLintIgnore]++ // its merged members were counted as duplicates
 				continue
 			}
@@ -286,4 +300,10 @@ func suppressLintIgnored(gs []group, files fileIndex, dropped map[string]int) []
 		keep = append(keep, g)
 	}
 	return keep
+}
+
+// severe reports whether a bare lint directive must not suppress f: a P0
+// or P1, or a finding any security reviewer reported.
+func severe(f finding.Finding) bool {
+	return f.Severity.Rank() <= finding.P1.Rank() || slices.Contains(f.Reviewers, "security")
 }

@@ -50,6 +50,8 @@ func TestSuppressedAt(t *testing.T) {
 		{"python noqa with code", "x = 1  # noqa: E501", "", true},
 		{"python NOQA upper", "x = 1  # NOQA", "", true},
 		{"python noqa trailing above does not reach", code, "import os  # noqa", false},
+		{"python standalone noqa above does not reach", code, "# noqa", false},
+		{"python standalone type ignore above does not reach", code, "# type: ignore", false},
 		{"python type ignore", "x: int = f()  # type: ignore[assignment]", "", true},
 		{"python pylint disable", "x = f()  # pylint: disable=broad-except", "", true},
 		{"python pylint disable standalone above", code, "# pylint: disable=too-many-locals", true},
@@ -91,7 +93,7 @@ func TestSuppressedAt(t *testing.T) {
 			// The finding is about the rule the directive names (the rule at
 			// hand): its text quotes the directive lines.
 			text := strings.ToLower(tt.line + "\n" + tt.above)
-			got := suppressedAt(tt.line, true, tt.above, tt.above != "", text)
+			got := suppressedAt(tt.line, true, tt.above, tt.above != "", text, false)
 			if got != tt.want {
 				t.Errorf("line %q under %q: got suppressed=%v; want %v", tt.line, tt.above, got, tt.want)
 			}
@@ -103,13 +105,13 @@ func TestSuppressedAt(t *testing.T) {
 }
 
 func TestSuppressedAtUnknownLines(t *testing.T) {
-	if suppressedAt("", false, "// eslint-disable-next-line", false, "") {
+	if suppressedAt("", false, "// eslint-disable-next-line", false, "", false) {
 		t.Error("got suppressed for lines the diff does not show; want not suppressed")
 	}
-	if suppressedAt(`x := 1 //nolint`, false, "", false, "") {
+	if suppressedAt(`x := 1 //nolint`, false, "", false, "", false) {
 		t.Error("got suppressed from an unknown line's text; want not suppressed")
 	}
-	if !suppressedAt("", false, "// eslint-disable-next-line", true, "") {
+	if !suppressedAt("", false, "// eslint-disable-next-line", true, "", false) {
 		t.Error("got not suppressed under a known next-line directive; want suppressed")
 	}
 }
@@ -138,7 +140,7 @@ func TestSuppressLintIgnored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dropped := map[string]int{}
-		gs := suppressLintIgnored(groupsOf(fnd("Error from os.Remove is ignored", "pkg/a.go", tt.line, finding.P1, 75)), ix, dropped)
+		gs := suppressLintIgnored(groupsOf(fnd("Error from os.Remove is ignored", "pkg/a.go", tt.line, finding.P2, 75)), ix, dropped)
 		if got := len(gs) == 0; got != tt.want {
 			t.Errorf("line %d: got suppressed=%v; want %v", tt.line, got, tt.want)
 		}
@@ -179,8 +181,39 @@ func TestSuppressionNeedsTheRuleAtHand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := suppressedAt(tt.line, true, tt.above, tt.above != "", tt.text); got != tt.want {
+			if got := suppressedAt(tt.line, true, tt.above, tt.above != "", tt.text, false); got != tt.want {
 				t.Errorf("line %q under %q, finding %q: got suppressed=%v; want %v", tt.line, tt.above, tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBareDirectiveNeverSuppressesSevere (issue 12): a directive that
+// names no rule never drops a P0 or P1, nor a security persona's finding.
+func TestBareDirectiveNeverSuppressesSevere(t *testing.T) {
+	shell := "shell command built from user input"
+	tests := []struct {
+		name, line, above string
+		sev               finding.Severity
+		reviewers         []string
+		want              bool
+	}{
+		{"standalone noqa above a P0", `os.system("convert " + name)`, "# noqa", finding.P0, []string{"security", "correctness"}, false},
+		{"trailing bare noqa on a P0", `os.system("convert " + name)  # noqa`, "", finding.P0, []string{"correctness"}, false},
+		{"type ignore on a P1", `os.system("convert " + name)  # type: ignore`, "", finding.P1, []string{"correctness"}, false},
+		{"bare nolint on a P1", `exec.Command("sh", "-c", "convert "+name) //nolint`, "", finding.P1, []string{"correctness"}, false},
+		{"bare nolint above a P0", `exec.Command("sh", "-c", "convert "+name)`, "//nolint", finding.P0, []string{"correctness"}, false},
+		{"bare nosec on a security P2", `subprocess.call(cmd, shell=True)  # nosec`, "", finding.P2, []string{"security"}, false},
+		{"bare noqa on a P2 style nit", `x = 1  # noqa`, "", finding.P2, []string{"maintainability"}, true},
+		{"named rule still covers a P1", `json.NewEncoder(w).Encode(u) //nolint:errcheck`, "", finding.P1, []string{"correctness"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fnd(shell+" (error from encode)", "pkg/a.go", 1, tt.sev, 100)
+			f.Reviewers = tt.reviewers
+			text := strings.ToLower(shell + " error from encode")
+			if got := suppressedAt(tt.line, true, tt.above, tt.above != "", text, severe(f)); got != tt.want {
+				t.Errorf("got suppressed=%v; want %v", got, tt.want)
 			}
 		})
 	}

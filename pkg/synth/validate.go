@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -140,12 +142,50 @@ func newFileIndex(files []*diff.File) fileIndex {
 	return ix
 }
 
+// A name is matched in every spelling the prompt showed: as written, in
+// git's C-quoted form (non-ASCII names: "\303\251t\303\251.go"), and with
+// the <U+200B>-style escapes the prompt uses for invisible characters.
 func (ix fileIndex) lookup(name string) (*diff.File, bool) {
-	if f, ok := ix.exact[trimRoot(name)]; ok {
-		return f, true
+	for _, n := range spellings(name) {
+		if f, ok := ix.exact[trimRoot(n)]; ok {
+			return f, true
+		}
+		if f := ix.norm[normalizePath(n)]; f != nil {
+			return f, true
+		}
 	}
-	f := ix.norm[normalizePath(name)]
-	return f, f != nil
+	return nil, false
+}
+
+// escapedRune is the prompt's visible form of an invisible character.
+var escapedRune = regexp.MustCompile(`<U\+([0-9A-F]{4,6})>`)
+
+// spellings decodes the forms a model may have copied a path in.
+func spellings(name string) []string {
+	out := []string{name}
+	if escapedRune.MatchString(name) {
+		name = escapedRune.ReplaceAllStringFunc(name, func(m string) string {
+			r, err := strconv.ParseUint(m[3:len(m)-1], 16, 32)
+			if err != nil {
+				return m
+			}
+			return string(rune(r))
+		})
+		out = append(out, name)
+	}
+	t := strings.TrimSpace(name)
+	if p, ok := diff.Unquote(t); ok {
+		out = append(out, p)
+	}
+	// A quoted name with its a/ or b/ prefix inside the quotes.
+	for _, pre := range []string{`"a/`, `"b/`} {
+		if rest, ok := strings.CutPrefix(t, pre); ok {
+			if p, ok := diff.Unquote(`"` + rest); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // lineText returns the text of new-side line n of f, when the diff shows it

@@ -139,3 +139,34 @@ func TestCollectResetsPipelineFields(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupEverySpelling (issue 12): a file with a non-ASCII or
+// zero-width name is shown to the model in git's quoted form, or with the
+// prompt's <U+XXXX> escapes; a finding that copies either is not dropped
+// as "file not in PR", and resolves to the real path.
+func TestLookupEverySpelling(t *testing.T) {
+	ete := added("docs/été.go", "package docs")
+	zw := added("auth/log\u200bin.go", "package auth")
+	ix := newFileIndex([]*diff.File{ete, zw})
+	tests := []struct {
+		name string
+		want *diff.File
+	}{
+		{"docs/été.go", ete},
+		{`"docs/\303\251t\303\251.go"`, ete},
+		{`"b/docs/\303\251t\303\251.go"`, ete},
+		{`docs/\303\251t\303\251.go`, ete},
+		{`b/docs/\303\251t\303\251.go`, ete},
+		{"auth/log\u200bin.go", zw},
+		{"auth/log<U+200B>in.go", zw},
+		{`"auth/log\342\200\213in.go"`, zw},
+		{"auth/login.go", nil},
+		{`"docs/\303.go"`, nil},
+	}
+	for _, tt := range tests {
+		got, ok := ix.lookup(tt.name)
+		if got != tt.want || ok != (tt.want != nil) {
+			t.Errorf("lookup(%q) = %v, %v; want %v", tt.name, got, ok, tt.want)
+		}
+	}
+}

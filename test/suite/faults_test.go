@@ -8,6 +8,7 @@ package suite
 // requests.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -198,8 +199,10 @@ func TestGitHubFaults(t *testing.T) {
 				w.gh.SetFiles(prNumber, files)
 			},
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 0)
-				checkRun(t, w, "neutral")
+				// Issue 12: an incomplete review is never green; the
+				// default `incomplete: failure` fails the check and the step.
+				wantCode(t, o, 1)
+				checkRun(t, w, "failure")
 				if o.outputs["verdict"] != "degraded" {
 					t.Errorf("verdict %q; want degraded", o.outputs["verdict"])
 				}
@@ -379,14 +382,16 @@ func TestModelFaults(t *testing.T) {
 			},
 		},
 		{
-			name: "malformed twice: one repair, then that persona fails; neutral",
+			name: "malformed twice: one repair, then that persona fails; incomplete",
 			setup: func(w *world) {
 				w.emptyAnswers()
 				w.model.Script("testing", llmtest.Malformed(), llmtest.Malformed())
 			},
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 0)
-				checkRun(t, w, "neutral")
+				// Issue 12: an incomplete review is never green; the
+				// default `incomplete: failure` fails the check and the step.
+				wantCode(t, o, 1)
+				checkRun(t, w, "failure")
 				if o.outputs["verdict"] != "degraded" {
 					t.Errorf("verdict %q; want degraded", o.outputs["verdict"])
 				}
@@ -416,30 +421,69 @@ func TestModelFaults(t *testing.T) {
 			},
 		},
 		{
-			name:  "insufficient_quota on one persona is never retried",
+			// Issue 12, item 16: quota is the endpoint's, not a persona's.
+			name:  "insufficient_quota on one persona stops the run: exit 3",
 			setup: func(w *world) { w.model.Script("security", llmtest.Quota(), llmtest.Quota(), llmtest.Quota()) },
 			check: func(t *testing.T, w *world, o outcome) {
-				wantCode(t, o, 1) // the others still found blocking problems
+				wantCode(t, o, 3)
+				noCleanClaim(t, w)
 				if n := len(w.model.RequestsFor("security")); n != 1 {
 					t.Errorf("security sent %d requests; want 1 (quota is not retried)", n)
 				}
-				failedPersonaNamed(t, oneComment(t, w), "security")
 			},
 		},
 		{
-			name: "insufficient_quota everywhere: exit 3, one request per persona",
+			name: "insufficient_quota everywhere: exit 3, no call after the first",
 			setup: func(w *world) {
+				w.env["INPUT_MAX-CONCURRENCY"] = "1"
 				w.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Quota() })
 			},
 			check: func(t *testing.T, w *world, o outcome) {
 				wantCode(t, o, 3)
 				noCleanClaim(t, w)
-				if got, want := len(w.model.Requests()), len(full.team); got != want {
-					t.Errorf("%d model requests; want %d (one per persona, none retried)", got, want)
+				if got := len(w.model.Requests()); got != 1 {
+					t.Errorf("%d model requests; want 1 (the run stops at the first refusal)", got)
 				}
-				if o.err == nil || !strings.Contains(o.err.Error(), "quota") && !strings.Contains(o.err.Error(), "every persona failed") {
-					t.Errorf("error %v; want it to say every persona failed", o.err)
+				if o.err == nil || !strings.Contains(o.err.Error(), "quota") {
+					t.Errorf("error %v; want it to name the quota", o.err)
 				}
+			},
+		},
+		{
+			name: "401 bad key: one message, no call after it, exit 3",
+			setup: func(w *world) {
+				w.env["INPUT_MAX-CONCURRENCY"] = "1"
+				w.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Unauthorized() })
+			},
+			check: func(t *testing.T, w *world, o outcome) {
+				wantCode(t, o, 3)
+				noCleanClaim(t, w)
+				if got := len(w.model.Requests()); got != 1 {
+					t.Errorf("%d model requests; want 1", got)
+				}
+				if n := strings.Count(o.stdout, "http 401"); n > 2 {
+					t.Errorf("the 401 is reported %d times in the log; want it once (plus the final error)", n)
+				}
+			},
+		},
+		{
+			name: "404 model not found on the validator's model: exit 3",
+			setup: func(w *world) {
+				w.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+					if r.Persona == llm.Validator {
+						return llmtest.ModelNotFound()
+					}
+					return w.fixtureAnswer(r)
+				})
+			},
+			check: func(t *testing.T, w *world, o outcome) {
+				if got := len(w.model.RequestsFor(llm.Validator)); got > 8 {
+					t.Errorf("%d validator requests; want at most the calls in flight when the 404 came", got)
+				}
+				if o.code == 0 {
+					t.Errorf("exit code 0; a review whose validator's model is missing is not green")
+				}
+				checkRun(t, w, "failure")
 			},
 		},
 		{
@@ -601,4 +645,33 @@ func TestHostileRetryAfter(t *testing.T) {
 		checkBounded(t, "model", mw.Waits(), modelMaxRetryAfter, modelMaxAttempts*modelMaxRetryAfter)
 		failedPersonaNamed(t, oneComment(t, w), "correctness")
 	})
+}
+
+// TestCancelledRunPostsNothing (issue 12): a run cancelled while the
+// personas are at work (a newer push, SIGTERM) posts no report and no
+// check: nothing half-written, nothing green.
+func TestCancelledRunPostsNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		cancel() // the signal arrives while the first call is in flight
+		time.Sleep(50 * time.Millisecond)
+		return llmtest.OK(w.fixtureAnswer(r).Content)
+	})
+
+	o := w.runCtx(ctx)
+
+	if o.code != 3 {
+		t.Errorf("exit code %d (%v); want 3 (the review could not finish)", o.code, o.err)
+	}
+	for _, r := range w.gh.Requests() {
+		if r.Method != http.MethodGet {
+			t.Errorf("a cancelled run wrote to GitHub: %s %s", r.Method, r.Path)
+		}
+	}
+	if n := len(w.gh.CheckRuns()); n != 0 {
+		t.Errorf("check runs: %d; want 0", n)
+	}
 }

@@ -210,6 +210,15 @@ func (w *world) run() outcome {
 	return w.collect(err, stdout.String(), stderr.String())
 }
 
+// runCtx is run under ctx (a cancellation, as a newer push's run or
+// SIGTERM delivers it).
+func (w *world) runCtx(ctx context.Context) outcome {
+	w.t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := cli.Main(ctx, nil, w.getenv, &stdout, &stderr)
+	return w.collect(err, stdout.String(), stderr.String())
+}
+
 // runWith runs the Action through action.Run with the given client
 // options, for faults whose real waits would be slow: sleeps are recorded
 // (not slept) and the model's per-call timeout can be short. The clients

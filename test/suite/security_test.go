@@ -18,6 +18,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 )
 
 // fenceNote finds the run's data-fence token in the announcement that
@@ -204,22 +205,27 @@ func TestHiddenChannelsAreStripped(t *testing.T) {
 			if len(reqs) == 0 {
 				t.Fatal("no model request")
 			}
+			// Prose copies (title, body, AGENTS.md) lose hidden content;
+			// the code line keeps every byte, hidden runes shown as
+			// escapes, so no comment marker can hide code (issue 12).
+			codeLine := "+" + prompt.CleanCode("// "+strings.ReplaceAll(h.text, "\n", " ")) + "\n"
 			for _, r := range reqs {
+				sawCode := false
 				for _, m := range r.Messages {
 					content := m.Content
-					if h.name == "unterminated HTML comment" {
-						// In code nothing is hidden after an unclosed "<!--": the
-						// opener is defused and the code kept (so one line cannot
-						// hide the rest of the diff); only the prose copies
-						// (title, body, AGENTS.md) are cut at the opener.
-						content = strings.ReplaceAll(content, "+// tail !-- HIDDEN-UNTERMINATED\n", "")
+					if strings.Contains(content, codeLine) {
+						sawCode = true
+						content = strings.ReplaceAll(content, codeLine, "")
 					}
 					if strings.Contains(content, "HIDDEN-") || strings.Contains(content, "<!--") {
-						t.Errorf("%s request carries an HTML comment: %.200q", r.Persona, m.Content[max(0, strings.Index(m.Content, "HIDDEN-")-60):])
+						t.Errorf("%s request carries an HTML comment outside code: %.200q", r.Persona, content[max(0, strings.Index(content, "HIDDEN-")-60):])
 					}
 					if i := strings.IndexFunc(m.Content, invisible); i >= 0 {
 						t.Errorf("%s request carries invisible rune %U", r.Persona, []rune(m.Content[i:])[0])
 					}
+				}
+				if r.Persona != llm.Validator && !sawCode {
+					t.Errorf("%s request lacks the changed line %q", r.Persona, codeLine)
 				}
 			}
 		})

@@ -31,7 +31,7 @@ import (
 // GitHub's limits the fake enforces.
 const (
 	MaxCommentBody   = 65536 // characters in an issue comment
-	MaxCheckRunText  = 65535 // characters in a check run's summary or text
+	MaxCheckRunText  = 65535 // BYTES (UTF-8) in a check run's summary or text, as GitHub counts them
 	MaxAnnotations   = 50    // annotations per check-run request
 	MaxFiles         = 3000  // files the files endpoint returns
 	defaultRepo      = "octocat/Hello-World"
@@ -119,6 +119,9 @@ type Server struct {
 	// instead of the gate opening.
 	barrierTimeouts int
 	requests        []Request
+	// tokenLogin is who the token writes comments as; "" means
+	// github-actions[bot] (a GitHub App token writes as "<app>[bot]").
+	tokenLogin string
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -145,6 +148,7 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.getBlob)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -206,6 +210,14 @@ func (s *Server) SetContent(ref, path, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.contents[ref+"\x00"+strings.TrimPrefix(path, "/")] = content
+}
+
+// SetTokenLogin makes the comments the token creates carry login as their
+// author, as a GitHub App's installation token does ("my-app[bot]").
+func (s *Server) SetTokenLogin(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenLogin = login
 }
 
 // Inject adds faults.
@@ -743,7 +755,11 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	c := s.newComment(commentAuthor, body)
+	author := s.tokenLogin
+	if author == "" {
+		author = commentAuthor
+	}
+	c := s.newComment(author, body)
 	s.comments[int(n)] = append(s.comments[int(n)], c)
 	cp := *c
 	s.mu.Unlock()
@@ -854,11 +870,11 @@ func readCheckRun(w http.ResponseWriter, r *http.Request, create bool) (checkRun
 		if o.Summary == nil || *o.Summary == "" {
 			return invalid("output.summary", "summary is missing")
 		}
-		if utf8.RuneCountInString(*o.Summary) > MaxCheckRunText {
-			return invalid("output.summary", fmt.Sprintf("summary is too long (maximum is %d characters)", MaxCheckRunText))
+		if len(*o.Summary) > MaxCheckRunText {
+			return invalid("output.summary", fmt.Sprintf("summary is too long (maximum is %d bytes)", MaxCheckRunText))
 		}
-		if o.Text != nil && utf8.RuneCountInString(*o.Text) > MaxCheckRunText {
-			return invalid("output.text", fmt.Sprintf("text is too long (maximum is %d characters)", MaxCheckRunText))
+		if o.Text != nil && len(*o.Text) > MaxCheckRunText {
+			return invalid("output.text", fmt.Sprintf("text is too long (maximum is %d bytes)", MaxCheckRunText))
 		}
 		if len(o.Annotations) > MaxAnnotations {
 			return invalid("output.annotations", fmt.Sprintf("only %d annotations are allowed per request", MaxAnnotations))
@@ -1014,7 +1030,7 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	}
 	m := template("content-file-response-if-content-is-a-file.json")
 	repo := repoOf(r)
-	sha := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+	sha := blobSHA(content)
 	self := fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.api(r), repo, p, ref)
 	html := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, ref, p)
 	git := fmt.Sprintf("%s/repos/%s/git/blobs/%s", s.api(r), repo, sha)
@@ -1022,13 +1038,61 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	set(m, "path", p)
 	set(m, "size", len(content))
 	set(m, "sha", sha)
-	set(m, "content", wrap64(base64.StdEncoding.EncodeToString([]byte(content))))
+	if len(content) > contentsLimit {
+		// GitHub's contents API: files of 1-100 MB come with an empty
+		// content and encoding "none"; the blobs API has the bytes.
+		set(m, "content", "")
+		set(m, "encoding", "none")
+	} else {
+		set(m, "content", wrap64(base64.StdEncoding.EncodeToString([]byte(content))))
+	}
 	set(m, "url", self)
 	set(m, "html_url", html)
 	set(m, "git_url", git)
 	set(m, "download_url", fmt.Sprintf("https://raw.githubusercontent.com/%s/%s/%s", repo, ref, p))
 	set(m, "_links", map[string]any{"git": git, "self": self, "html": html})
 	writeJSON(w, http.StatusOK, m)
+}
+
+// contentsLimit is the largest file the contents API returns inline.
+const contentsLimit = 1 << 20
+
+// blobSHA is git's object name for content.
+func blobSHA(content string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+}
+
+// getBlob serves the git blobs API: raw bytes for Accept
+// application/vnd.github.raw (or .v3.raw), else GitHub's JSON shape with
+// base64 content.
+func (s *Server) getBlob(w http.ResponseWriter, r *http.Request) {
+	sha := r.PathValue("sha")
+	s.mu.Lock()
+	content, ok := "", false
+	for _, c := range s.contents {
+		if blobSHA(c) == sha {
+			content, ok = c, true
+			break
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeJSONError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		_, _ = io.WriteString(w, content)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"sha":      sha,
+		"node_id":  "B_" + sha[:12],
+		"size":     len(content),
+		"url":      fmt.Sprintf("%s/repos/%s/git/blobs/%s", s.api(r), repoOf(r), sha),
+		"content":  wrap64(base64.StdEncoding.EncodeToString([]byte(content))),
+		"encoding": "base64",
+	})
 }
 
 // getTree serves the git trees endpoint from the contents set for that ref

@@ -254,6 +254,16 @@ func Quota() Reply {
 	}
 }
 
+// Unauthorized is the 401 of a bad or revoked key.
+func Unauthorized() Reply {
+	return Reply{Status: http.StatusUnauthorized, Body: errorBody("Incorrect API key provided: sk-proj-****abcd.", "invalid_request_error", "invalid_api_key", "")}
+}
+
+// ModelNotFound is the 404 of a model (or deployment) the endpoint lacks.
+func ModelNotFound() Reply {
+	return Reply{Status: http.StatusNotFound, Body: errorBody("The model `gpt-nonexistent` does not exist or you do not have access to it.", "invalid_request_error", "model_not_found", "model")}
+}
+
 // ServerError is a 500.
 func ServerError() Reply {
 	return Reply{
@@ -328,7 +338,12 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		s.mu.Unlock()
 	}()
 
-	body, _ := io.ReadAll(hr.Body)
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		// The client gave up while sending (a cancelled call): nothing
+		// arrived to answer or to judge.
+		return
+	}
 	req := Request{Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Header: hr.Header.Clone(), Body: body}
 	var problems []string
 	switch m := azurePath.FindStringSubmatch(hr.URL.Path); {
