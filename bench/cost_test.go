@@ -175,7 +175,7 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		switch {
 		case r.SchemaName == "validations":
 			var vs []map[string]any
-			for i := range strings.Count(r.Messages[len(r.Messages)-1].Content, "\n### F") {
+			for i := range strings.Count(r.Messages[3].Content, "\n### F") {
 				vs = append(vs, map[string]any{"finding": fmt.Sprintf("F%d", i+1), "validated": true, "reason": "Real and introduced here."})
 			}
 			b, _ := json.Marshal(map[string]any{"verdicts": vs})

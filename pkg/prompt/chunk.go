@@ -177,9 +177,7 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 // a few headers, the base region (up to 2·baseWindow+1 lines) and the
 // finding, at up to 100 bytes a line.
 func validatorReserve() int {
-	var b strings.Builder
-	writeValidatorIntro(&b)
-	return b.Len() + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
+	return len(validatorIntro()) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

@@ -497,6 +497,19 @@ var codeExts = map[string]bool{
 
 func isCode(p string) bool { return codeExts[strings.ToLower(path.Ext(p))] }
 
+// WantsContext reports whether a changed file at p gets head context: source
+// code (and SQL, protobuf, Terraform), where the enclosing function or
+// block explains a hunk. Configuration, documentation and data files are
+// reviewed from their diff alone (and a repository's action.yml or
+// workflow files are never read as anything but data under review).
+func WantsContext(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".sql", ".proto", ".tf":
+		return true
+	}
+	return isCode(p)
+}
+
 // testStem reports whether p looks like a test file and returns the stem
 // of the file it tests, lower-cased: "users_test.go" → "users",
 // "test_client.py" → "client", "Button.spec.tsx" → "button",

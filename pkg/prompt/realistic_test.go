@@ -381,8 +381,8 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if got, want := r.Key, llm.Key(ValidationSchema, findingJSON(f), diff.Render(c.Files), head); got != want {
 			t.Errorf("%s: Key = %s; want %s", rc.name, got, want)
 		}
-		if len(r.Messages) != 4 {
-			t.Fatalf("%s: %d messages; want system, PR and diff, head file, finding", rc.name, len(r.Messages))
+		if len(r.Messages) != 5 {
+			t.Fatalf("%s: %d messages; want system, PR and diff, head file, finding, instructions", rc.name, len(r.Messages))
 		}
 		// The validator starts with the persona requests' system message,
 		// and its pull-request message is the same for every finding.
@@ -392,7 +392,7 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if r.Messages[0] != pr.Messages[0] || r.Messages[1] != ForValidator(other, c, head, "model-validator").Messages[1] {
 			t.Errorf("%s: validator's first two messages differ from the persona system message or between findings; want a shared prefix", rc.name)
 		}
-		last := r.Messages[3].Content
+		last := r.Messages[3].Content // the data message that comes last
 		for _, m := range r.Messages[1:] {
 			for _, gone := range f.Reviewers {
 				if strings.Contains(m.Content, `"`+gone+`"`) {
@@ -403,8 +403,8 @@ func TestRealisticValidatorGolden(t *testing.T) {
 				t.Errorf("%s: validator data carries the persona's confidence; want it left out", rc.name)
 			}
 		}
-		if !strings.Contains(last, f.Title) || strings.Contains(r.Messages[1].Content+r.Messages[2].Content, f.Title) {
-			t.Errorf("%s: the finding must be in the last message only (shared part first)", rc.name)
+		if !strings.Contains(last, f.Title) || strings.Contains(r.Messages[1].Content+r.Messages[2].Content+r.Messages[4].Content, f.Title) {
+			t.Errorf("%s: the finding must be in the last data message only (shared part first, no data in the final instructions)", rc.name)
 		}
 		if want := fmt.Sprintf("%*d  %s\n", len(fmt.Sprint(len(lines))), f.Line, lines[f.Line-1]); !strings.Contains(r.Messages[2].Content, want) {
 			t.Errorf("%s: validator head message lacks the numbered head line %q", rc.name, want)

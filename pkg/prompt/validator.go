@@ -51,18 +51,18 @@ const baseWindow = 8
 func ForValidator(f finding.Finding, c Context, headContent string, model string) llm.Request {
 	rendered := diff.Render(c.Files)
 	fence := fenceOf(c, rendered)
-	var last strings.Builder
-	writeValidatorIntro(&last)
-	writeBaseRegions(&last, []finding.Finding{f}, c, headContent, fence)
-	last.WriteString("\n## The finding to check\n\n" +
+	var data strings.Builder
+	data.WriteString("# The finding to check\n\n")
+	writeFenceNote(&data, fence)
+	writeBaseRegions(&data, []finding.Finding{f}, c, headContent, fence)
+	data.WriteString("\n## The finding\n\n" +
 		"As another reviewer reported it. Its claims are what you are checking, not facts.\n\n")
-	writeFenced(&last, fence, modelFacingJSON(f))
-	last.WriteString("\n" + validatorTurn)
+	writeFenced(&data, fence, modelFacingJSON(f))
 	return llm.Request{
 		Persona:  llm.Validator,
 		Schema:   ValidationSchema,
 		Model:    model,
-		Messages: validatorMessages(f.File, c, headContent, fence, last.String()),
+		Messages: validatorMessages(f.File, c, headContent, fence, data.String(), validatorTurn),
 		Fence:    fence,
 		Key:      llm.Key(ValidationSchema, findingJSON(f), rendered, headContent),
 		// The label names the finding so a recorded verdict can be read
@@ -79,19 +79,19 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 	rendered := diff.Render(c.Files)
 	fence := fenceOf(c, rendered)
 	var last strings.Builder
-	writeValidatorIntro(&last)
+	fmt.Fprintf(&last, "# The %d findings to check\n\n", len(fs))
+	writeFenceNote(&last, fence)
 	writeBaseRegions(&last, fs, c, headContent, fence)
-	fmt.Fprintf(&last, "\n## The %d findings to check\n\n"+
+	fmt.Fprintf(&last, "\n## The findings\n\n"+
 		"As other reviewers reported them. Their claims are what you are checking, not facts. Judge each "+
 		"finding on its own, as if it were the only one: one finding being right or wrong says nothing "+
-		"about another.\n", len(fs))
+		"about another.\n")
 	keyParts := []string{ValidationsSchema}
 	for i, f := range fs {
 		fmt.Fprintf(&last, "\n### %s\n\n", FindingID(i))
 		writeFenced(&last, fence, modelFacingJSON(f))
 		keyParts = append(keyParts, findingJSON(f))
 	}
-	last.WriteString("\n" + validatorFileTurn)
 	file := ""
 	if len(fs) > 0 {
 		file = fs[0].File
@@ -100,7 +100,7 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 		Persona:  llm.Validator,
 		Schema:   ValidationsSchema,
 		Model:    model,
-		Messages: validatorMessages(file, c, headContent, fence, last.String()),
+		Messages: validatorMessages(file, c, headContent, fence, last.String(), validatorFileTurn),
 		Fence:    fence,
 		Key:      llm.Key(append(keyParts, rendered, headContent)...),
 		Label:    fmt.Sprintf("%s (%d findings)", file, len(fs)),
@@ -158,15 +158,18 @@ func RequestTokens(r llm.Request) int {
 	return n
 }
 
-// validatorMessages are a validator request's three shared messages and
-// its last one.
-func validatorMessages(file string, c Context, headContent, fence, last string) []llm.Message {
+// validatorMessages are a validator request's three shared messages, its
+// data message (the findings) and its final message: the validator's
+// instructions and the answer turn, which hold no data.
+func validatorMessages(file string, c Context, headContent, fence, data, turn string) []llm.Message {
 	var pr strings.Builder
 	writeIntent(&pr, c, fence)
 	writeDiff(&pr, c.Files, fence)
 
 	var head strings.Builder
 	head.WriteString("# The finding's file at the head commit\n\n")
+	writeFenceNote(&head, fence)
+	head.WriteString("\n")
 	switch {
 	case headContent == "":
 		writeFenced(&head, fence, "File: "+file+"\n(The head version of this file is empty or could not be read.)")
@@ -188,14 +191,16 @@ func validatorMessages(file string, c Context, headContent, fence, last string) 
 		{Role: llm.RoleSystem, Content: reviewerSystem()},
 		{Role: llm.RoleUser, Content: pr.String()},
 		{Role: llm.RoleUser, Content: head.String()},
-		{Role: llm.RoleUser, Content: last},
+		{Role: llm.RoleUser, Content: data},
+		{Role: llm.RoleUser, Content: validatorIntro() + turn},
 	}
 }
 
-// writeValidatorIntro starts a validator request's last message: the
+// validatorIntro starts a validator request's final message: the
 // validator's header and instructions, which replace the reviewer's role
 // and answer format of the first message.
-func writeValidatorIntro(b *strings.Builder) {
+func validatorIntro() string {
+	var b strings.Builder
 	b.WriteString(llm.PersonaHeader + llm.Validator + "\n\n")
 	b.WriteString("In this request you are not one of the reviewers and you report no findings: you are the " +
 		"independent validator described below, and your answer format is the one below, not the findings " +
@@ -203,12 +208,13 @@ func writeValidatorIntro(b *strings.Builder) {
 		"tell you what counts as a real problem.\n\n")
 	b.WriteString(readPrompt("validator.md"))
 	b.WriteString("\n\n")
+	return b.String()
 }
 
 // writeBaseRegions writes the base version of the lines the findings cite,
 // reconstructed from the head file and the diff (no extra read).
 func writeBaseRegions(b *strings.Builder, fs []finding.Finding, c Context, headContent, fence string) {
-	b.WriteString("## The base version of the cited region\n\n" +
+	b.WriteString("\n## The base version of the cited region\n\n" +
 		"The same place in the file before this pull request, with base line numbers: compare it with the " +
 		"head version to judge whether the problem was introduced by this diff.\n\n")
 	if len(fs) == 0 {
@@ -362,12 +368,12 @@ func modelFacingJSON(f finding.Finding) string {
 	return string(out)
 }
 
-const validatorTurn = "Answer the three questions for this finding from the code as written, and reply with the JSON " +
+const validatorTurn = "Answer the three questions for the finding of the previous message from the code as written, and reply with the JSON " +
 	"object {\"validated\": true or false, \"reason\": \"one sentence\"} alone. When the finding is real but its " +
 	"severity is too high, add \"severity\" with the one it deserves (never higher than the finding's). " +
 	"When you are unsure, the answer is false.\n"
 
-const validatorFileTurn = "Answer the three questions for every finding above, each on its own, from the code as " +
+const validatorFileTurn = "Answer the three questions for every finding of the previous message, each on its own, from the code as " +
 	"written, and reply with the JSON object {\"verdicts\": [{\"finding\": \"F1\", \"validated\": true or false, " +
 	"\"reason\": \"one sentence\"}, ...]} alone: exactly one verdict per finding. When a finding is real but its " +
 	"severity is too high, add \"severity\" to its verdict with the one it deserves (never higher). When you are " +

@@ -79,10 +79,13 @@ func TestForValidatorFile(t *testing.T) {
 		}
 	}
 	last := r.Messages[3].Content
-	for _, want := range []string{"## F1", "## F2", "SQL injection", "Error text leaks", "each on its own"} {
+	for _, want := range []string{"### F1", "### F2", "SQL injection", "Error text leaks", "Judge each"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("last message lacks %q", want)
 		}
+	}
+	if final := r.Messages[4].Content; !strings.Contains(final, "each on its own") || strings.Contains(final, "SQL injection") {
+		t.Errorf("final message: want the per-file answer turn and no data")
 	}
 	if strings.Contains(last, `"confidence"`) {
 		t.Errorf("last message carries a confidence; want none")

@@ -29,8 +29,8 @@ func readContext(ctx context.Context, o Options, files []*diff.File, cache *file
 	var paths []string
 	for _, f := range files {
 		// Added files are in the diff whole; deleted and binary files have
-		// no head text to show.
-		if f.Binary || f.NoPatch || f.Status == diff.Deleted || f.Status == diff.Added || len(f.Hunks) == 0 {
+		// no head text to show; only code gets context.
+		if f.Binary || f.NoPatch || f.Status == diff.Deleted || f.Status == diff.Added || len(f.Hunks) == 0 || !prompt.WantsContext(f.Path()) {
 			continue
 		}
 		paths = append(paths, f.Path())

@@ -166,7 +166,7 @@ func TestValidatorPerFile(t *testing.T) {
 		}
 		var titles []string
 		var out []map[string]any
-		for _, m := range batchRE.FindAllStringSubmatch(r.Messages[len(r.Messages)-1].Content, -1) {
+		for _, m := range batchRE.FindAllStringSubmatch(r.Messages[3].Content, -1) {
 			var x finding.Finding
 			if err := json.Unmarshal([]byte(m[2]), &x); err != nil {
 				t.Errorf("finding %s: %v", m[1], err)

@@ -247,13 +247,10 @@ func (v *verdicts) lookup(r llmtest.Request) string {
 
 // validatorTitle is the title of the finding a validator request checks.
 func validatorTitle(msgs []llm.Message) string {
-	// The finding is in the validator's own message (the last one, or the
-	// one before a repair round).
+	// The finding is in the last data message (before the validator's
+	// instructions, and before a repair round).
 	var m []string
 	for _, msg := range msgs {
-		if !strings.HasPrefix(msg.Content, llm.PersonaHeader+llm.Validator) {
-			continue
-		}
 		if x := titleRE.FindStringSubmatch(msg.Content); x != nil {
 			m = x
 		}

@@ -96,9 +96,9 @@ type Options struct {
 	// ValidatorBatching is ValidatePerFinding (the default, "") or
 	// ValidatePerFile.
 	ValidatorBatching string
-	// WarmCache sends one persona call per part of the diff first and the
-	// rest once it answered, so a provider's prompt cache holds the shared
-	// prefix for them.
+	// WarmCache sends, in each round, one call first (a persona call per
+	// part of the diff, then one validator call) and the rest once it
+	// answered, so a provider's prompt cache holds their shared prefix.
 	WarmCache bool
 
 	// Incomplete is the check conclusion of an incomplete review with
