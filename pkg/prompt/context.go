@@ -118,8 +118,14 @@ func IsWhole(head string) bool {
 	return head != "" && len(head) <= WholeFileMaxBytes && len(splitLines(head)) <= WholeFileMaxLines
 }
 
+// splitLines splits a file into lines without their line ends (LF or
+// CRLF), as the diff's lines are.
 func splitLines(s string) []string {
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
 }
 
 // anchorLines are the new-side lines a hunk changes: added lines, and for

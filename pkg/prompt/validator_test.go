@@ -26,6 +26,8 @@ func TestBaseRegion(t *testing.T) {
 			"    ...\n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n11  \ttenant string\n12  \tdb *sql.DB\n13  }\n14  \n15  func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) {\n16  \tu, err := s.store.User(r.Context(), r.URL.Query().Get(\"id\"))\n", ""},
 		{"unchanged line before the hunk maps to itself", users, usersHead, [][2]int{{2, 2}},
 			" 1  package api\n 2  \n 3  import (\n 4  \t\"database/sql\"\n 5  \t\"net/http\"\n 6  )\n 7  \n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n    ...\n", ""},
+		{"CRLF head file", users, strings.ReplaceAll(usersHead, "\n", "\r\n"), [][2]int{{2, 2}},
+			" 1  package api\n 2  \n 3  import (\n 4  \t\"database/sql\"\n 5  \t\"net/http\"\n 6  )\n 7  \n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n    ...\n", ""},
 		{"new file", added, "package api\n", [][2]int{{1, 1}}, "", "new in this pull request"},
 		{"head does not match the diff", users, "package api\n", [][2]int{{17, 17}}, "", "does not match"},
 		{"not in the diff", nil, usersHead, [][2]int{{1, 1}}, "", "not in the diff"},
