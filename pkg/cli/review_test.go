@@ -476,6 +476,8 @@ func TestReviewUsage(t *testing.T) {
 		{name: "pr not a number", args: []string{"--repo", "o/r", "--pr", "seven"}, want: "-pr"},
 		{name: "fail-on P9", args: append([]string{"--fail-on", "P9"}, pr...), want: `--fail-on "P9"`},
 		{name: "max-concurrency 0", args: append([]string{"--max-concurrency", "0"}, pr...), want: "--max-concurrency"},
+		{name: "max-input-tokens too small", args: append([]string{"--max-input-tokens", "1000"}, pr...), want: "--max-input-tokens"},
+		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching "batched"`},
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
