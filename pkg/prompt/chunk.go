@@ -145,7 +145,7 @@ func splitHunks(f *diff.File, budget int, cost func(*diff.File, Level) int, l Le
 func pieceTokens(c Context, f *diff.File, l Level) int {
 	var b strings.Builder
 	b.WriteString(diff.RenderNumbered([]*diff.File{f}))
-	writeFileContext(&b, f, c.Heads[f.Path()], l, c.Fence)
+	writeFileContext(&b, c, f, l, c.Fence)
 	if c.Tests != nil {
 		b.WriteString(testsLine(c.Tests, f.Path()))
 		b.WriteByte('\n')

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 )
@@ -35,7 +36,7 @@ func writeContext(b *strings.Builder, c Context, fence string) {
 	b.WriteString("\n## The changed files at the head commit\n\n" + contextIntro)
 	shown := 0
 	for i, f := range c.Files {
-		shown += writeFileContext(b, f, c.Heads[f.Path()], levelOf(c, i), fence)
+		shown += writeFileContext(b, c, f, levelOf(c, i), fence)
 	}
 	if shown == 0 {
 		b.WriteString("\n(No head version is shown for these files.)\n")
@@ -62,8 +63,9 @@ func writeContext(b *strings.Builder, c Context, fence string) {
 
 // writeFileContext writes one file's context and reports whether it wrote
 // any (1) or not (0).
-func writeFileContext(b *strings.Builder, f *diff.File, h Head, level Level, fence string) int {
-	ex := Excerpt(f, h.Content, level)
+func writeFileContext(b *strings.Builder, c Context, f *diff.File, level Level, fence string) int {
+	h := c.Heads[f.Path()]
+	ex := c.Excerpts.excerpt(f, h.Content, level)
 	if ex == "" {
 		return 0
 	}
@@ -86,6 +88,43 @@ func testsLine(tests map[string][]string, path string) string {
 		return path + ": no test file found"
 	}
 	return path + ": " + strings.Join(found, ", ")
+}
+
+// ExcerptCache remembers the excerpts of one run, so the blocks of a file
+// are found (a Go file parsed) once, not once per persona and part. The
+// zero value is not usable: use NewExcerptCache. A nil cache computes
+// every excerpt afresh. Safe for concurrent use.
+type ExcerptCache struct {
+	mu sync.Mutex
+	m  map[excerptKey]string
+}
+
+type excerptKey struct {
+	f     *diff.File
+	level Level
+}
+
+// NewExcerptCache returns an empty cache for one run's Context.
+func NewExcerptCache() *ExcerptCache { return &ExcerptCache{m: map[excerptKey]string{}} }
+
+// excerpt is Excerpt(f, head, level), remembered by file and level: a
+// run's head content for a path never changes.
+func (c *ExcerptCache) excerpt(f *diff.File, head string, level Level) string {
+	if c == nil {
+		return Excerpt(f, head, level)
+	}
+	k := excerptKey{f, level}
+	c.mu.Lock()
+	ex, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return ex
+	}
+	ex = Excerpt(f, head, level)
+	c.mu.Lock()
+	c.m[k] = ex
+	c.mu.Unlock()
+	return ex
 }
 
 func levelOf(c Context, i int) Level {

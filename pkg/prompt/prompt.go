@@ -73,6 +73,9 @@ type Context struct {
 	// Tests maps each changed source file to the test files of the head
 	// tree that test it (TestFiles); nil when the tree is unknown.
 	Tests map[string][]string
+	// Excerpts, when set, remembers the head context of each file and
+	// level across the requests of one run (NewExcerptCache).
+	Excerpts *ExcerptCache
 	// ValidatorHead is how much of the finding's head file a validator
 	// request shows: LevelWhole (the default) or LevelBlocks.
 	ValidatorHead Level

@@ -66,6 +66,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// (the validator reuses the cache), and the head tree's test files.
 	heads := newFileCache(in.head)
 	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree)
+	pc.Excerpts = prompt.NewExcerptCache()
 	pc.Fence = o.Fence
 
 	// Budget: every persona request, fixed parts, context and diff
