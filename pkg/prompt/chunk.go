@@ -172,12 +172,12 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 		tokensOf(longest) + EstimateTokens(string(prompts.FindingsSchema()))
 }
 
-// validatorReserve is the size in bytes kept for a validator request's own
-// messages beyond the persona prefix: its instructions and answer format,
-// a few headers, the base region (up to 2·baseWindow+1 lines) and the
-// finding, at up to 100 bytes a line.
+// validatorReserve is the size in bytes a validator request needs beyond a
+// persona request's system message and PR message: its instructions (in
+// its system message) and answer turn, a few headers, the base region (up
+// to 2·baseWindow+1 lines) and the finding, at up to 100 bytes a line.
 func validatorReserve() int {
-	return len(validatorIntro()) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
+	return len(validatorIntro()) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100 // the intro: its system message is longer
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

@@ -29,9 +29,9 @@ const baseWindow = 8
 // Stage 5b). The shared part comes first and the finding last, so that a
 // provider's prompt cache serves what validator calls have in common:
 //
-//  1. the system message every persona request starts with (rubric,
-//     answer format, false-positive catalog, fencing rule) — the same for
-//     every request of every run;
+//  1. the system message: the persona requests' (rubric, answer format,
+//     false-positive catalog, fencing rule), then the validator's own
+//     instructions — the same for every validation of every run;
 //  2. the pull request: title and description, standards files, earlier
 //     comments and the numbered diff of c.Files (the part of the diff the
 //     finding's persona reviewed: the whole diff when it fits one call) —
@@ -39,8 +39,9 @@ const baseWindow = 8
 //  3. the head version of the finding's file, numbered (whole, or its
 //     enclosing blocks when c.ValidatorHead is LevelBlocks) — the same for
 //     every validation of that file;
-//  4. the validator's instructions, the base version of the cited region
-//     and the finding, without the reporting persona's confidence or name.
+//  4. the base version of the cited region and the finding, without the
+//     reporting persona's confidence or name;
+//  5. the answer turn, which holds no data.
 //
 // The persona requests' head context is left out: the validator reads the
 // whole head file instead. (Providers that cache structured-output schemas
@@ -188,27 +189,30 @@ func validatorMessages(file string, c Context, headContent, fence, data, turn st
 		writeFencedCode(&head, fence, "File: "+file+"\n"+numbered(headContent))
 	}
 	return []llm.Message{
-		{Role: llm.RoleSystem, Content: reviewerSystem()},
+		{Role: llm.RoleSystem, Content: validatorSystem()},
 		{Role: llm.RoleUser, Content: pr.String()},
 		{Role: llm.RoleUser, Content: head.String()},
 		{Role: llm.RoleUser, Content: data},
-		{Role: llm.RoleUser, Content: validatorIntro() + turn},
+		{Role: llm.RoleUser, Content: llm.PersonaHeader + llm.Validator + "\n\n" + turn},
 	}
 }
 
-// validatorIntro starts a validator request's final message: the
-// validator's header and instructions, which replace the reviewer's role
-// and answer format of the first message.
+// validatorSystem is the system message of every validator request: the
+// persona requests' system message (a prefix that caches that ignore the
+// response schema share with them), then the validator's instructions,
+// which replace the reviewer's role and answer format. It holds no data,
+// so every validation of every run shares it.
+func validatorSystem() string {
+	return reviewerSystem() + "\n\n" + validatorIntro()
+}
+
+// validatorIntro is the validator's own instructions.
 func validatorIntro() string {
-	var b strings.Builder
-	b.WriteString(llm.PersonaHeader + llm.Validator + "\n\n")
-	b.WriteString("In this request you are not one of the reviewers and you report no findings: you are the " +
+	return "# You are the validator\n\n" +
+		"In validator requests you are not one of the reviewers and you report no findings: you are the " +
 		"independent validator described below, and your answer format is the one below, not the findings " +
-		"format of the first message. The anchors, severities and the catalog of non-findings above still " +
-		"tell you what counts as a real problem.\n\n")
-	b.WriteString(readPrompt("validator.md"))
-	b.WriteString("\n\n")
-	return b.String()
+		"format above. The anchors, severities and the catalog of non-findings above still tell you what " +
+		"counts as a real problem.\n\n" + readPrompt("validator.md")
 }
 
 // writeBaseRegions writes the base version of the lines the findings cite,
