@@ -58,7 +58,7 @@ func writeContext(b *strings.Builder, c Context, fence string) {
 		return
 	}
 	b.WriteString("\n")
-	writeFenced(b, fence, strings.Join(lines, "\n"))
+	writeFencedCode(b, fence, strings.Join(lines, "\n")) // paths: invisible characters made visible, never removed
 }
 
 // writeFileContext writes one file's context and reports whether it wrote
