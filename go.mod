@@ -7,6 +7,7 @@ require (
 	github.com/sashabaranov/go-openai v1.41.2
 	github.com/sethvargo/go-githubactions v1.3.2
 	github.com/xeipuuv/gojsonschema v1.2.0
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sync v0.10.0
 )
 

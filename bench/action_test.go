@@ -159,7 +159,7 @@ type requestCase struct {
 //   - skipped-draft: pull_request opened on a draft (skip rule 2)
 //   - skipped-reviewed: synchronize after our report exists (rule 4: the
 //     check run carries the earlier verdict, one write)
-//   - full: first review of the team PR (11 personas, 15 validated)
+//   - full: first review of the team PR (12 personas, 15 validated)
 //   - rerun: workflow_dispatch after the full review, editing the comment
 func requestCases() []requestCase {
 	return []requestCase{

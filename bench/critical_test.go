@@ -9,7 +9,7 @@ import (
 // modelLatency is L, the fake model's fixed reply latency.
 const modelLatency = 200 * time.Millisecond
 
-// BenchmarkCriticalPath reviews the team PR (11 personas, 15 findings to
+// BenchmarkCriticalPath reviews the team PR (12 personas, 15 findings to
 // validate) through the real model client against a fake model that
 // answers after L = 200 ms. Ideal is 2·L: one persona round, one validator
 // round. It reports, per max-concurrency:
@@ -18,7 +18,7 @@ const modelLatency = 200 * time.Millisecond
 //     sub-benchmarks, 26 calls in a row) / mean wall time
 //   - rounds: mean wall time / L (26 would be fully serial)
 //
-// 16 fits all 11 persona calls and all 15 validations in one round each;
+// 16 fits all 12 persona calls and all 15 validations in one round each;
 // the default 8 needs two of each.
 func BenchmarkCriticalPath(b *testing.B) {
 	serial := newCritical(b, modelLatency).run(b, 1)

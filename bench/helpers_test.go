@@ -30,8 +30,8 @@ func TestBenchHelpers(t *testing.T) {
 		if wall := c.run(t, 16); wall < 2*time.Millisecond {
 			t.Errorf("got wall %v; want at least two model latencies", wall)
 		}
-		if got := len(c.model.Requests()); got != 11+wantFindings {
-			t.Errorf("got %d model requests; want %d", got, 11+wantFindings)
+		if got, want := len(c.model.Requests()), len(c.pr.Personas)+wantFindings; got != want {
+			t.Errorf("got %d model requests; want %d", got, want)
 		}
 	})
 

@@ -19,6 +19,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -212,11 +213,14 @@ func largeRun(tb testing.TB, text []byte, team []persona.Persona, model llm.Comp
 	rv := review.Reviewer{Model: model, Personas: team}
 	// Head files long enough for every finding's line: the validator
 	// stage drops a finding past the end of its file without a call.
-	// No standards files or .gitattributes: the head reader also serves
-	// those for a local diff.
+	// No repository configuration, standards files or .gitattributes:
+	// the head reader also serves those for a local diff.
 	head := func(_ context.Context, p string) (string, bool, error) {
 		switch path.Base(p) {
 		case "AGENTS.md", "CLAUDE.md", ".gitattributes":
+			return "", false, nil
+		}
+		if p == repoconfig.Path {
 			return "", false, nil
 		}
 		return headFile, true, nil

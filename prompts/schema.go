@@ -69,3 +69,16 @@ func definitionAsRoot(doc []byte, name string) ([]byte, error) {
 	out["definitions"] = root["definitions"]
 	return json.MarshalIndent(out, "", "  ")
 }
+
+// ConfigSchemaFile is the JSON Schema of the repository configuration file
+// (.github/anchor-review.yml), checked by pkg/repoconfig.
+const ConfigSchemaFile = "config.schema.json"
+
+// ConfigSchema returns config.schema.json as embedded.
+func ConfigSchema() []byte {
+	b, err := FS.ReadFile(ConfigSchemaFile)
+	if err != nil {
+		panic(fmt.Sprintf("prompts: %s not embedded: %v", ConfigSchemaFile, err))
+	}
+	return b
+}

@@ -90,13 +90,14 @@ const (
 	OutputConclusion = "conclusion"
 	OutputCommentURL = "comment-url"
 	OutputReportPath = "report-path"
+	OutputSARIFPath  = "sarif-path"
 )
 
 // Outputs lists the step outputs in the order action.yml declares them.
 func Outputs() []string {
 	return []string{
 		OutputSkipped, OutputSkipReason, OutputFindings, OutputVerdict,
-		OutputConclusion, OutputCommentURL, OutputReportPath,
+		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath,
 	}
 }
 
@@ -130,6 +131,7 @@ func Inputs() []Input {
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "quiet", Default: "false"},
 		{Name: "incomplete", Default: review.IncompleteFailure},
+		{Name: "inline", Default: "false"},
 	}
 }
 
@@ -161,6 +163,7 @@ type Config struct {
 	// Incomplete is the conclusion of an incomplete review with nothing
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
+	Inline     bool // post the findings on their lines as one review
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -170,6 +173,13 @@ type Config struct {
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
 	RunnerTemp string // RUNNER_TEMP
+
+	// inputs holds every input as read (defaults applied) and explicit the
+	// inputs the workflow set to a non-default value: ApplyRepoConfig
+	// re-parses the inputs with the repository configuration's values
+	// where the workflow left them alone.
+	inputs   map[string]string
+	explicit map[string]bool
 }
 
 // Secrets returns the values that must never be printed: the API key and
@@ -207,6 +217,7 @@ func Mask(a *githubactions.Action, c Config) {
 func LoadConfig(getenv func(string) string) (Config, error) {
 	gha := githubactions.New(githubactions.WithGetenv(getenv))
 	in := make(map[string]string)
+	explicit := make(map[string]bool)
 	for _, i := range Inputs() {
 		v := gha.GetInput(i.Name)
 		if v == "" {
@@ -216,10 +227,20 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			v = i.Default
 		}
 		in[i.Name] = v
+		explicit[i.Name] = v != i.Default
 	}
+	c, err := configFrom(in, getenv, nil)
+	c.explicit = explicit
+	return c, err
+}
+
+// configFrom parses and validates the inputs in (defaults applied) and the
+// environment. extraPersonas are names the personas input may use besides
+// the shipped ones (the repository configuration's custom personas).
+func configFrom(in map[string]string, getenv func(string) string, extraPersonas []string) (Config, error) {
 	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
 
-	var c Config
+	c := Config{inputs: in}
 	p := &problems{}
 
 	c.GitHubToken = in["github-token"]
@@ -270,9 +291,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c.Personas = splitList(in["personas"])
+	known := append(persona.Names(), extraPersonas...)
 	for _, name := range c.Personas {
-		if !slices.Contains(persona.Names(), name) {
-			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(persona.Names(), ", ")))
+		if !slices.Contains(known, name) {
+			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(known, ", ")))
 		}
 	}
 
@@ -289,6 +311,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.BotLogin = in["bot-login"]
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
+	c.Inline = p.boolean("inline", in["inline"])
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
@@ -443,16 +466,16 @@ func (p *problems) add(input, msg string) {
 	p.list = append(p.list, Problem{Input: input, Message: msg})
 }
 
-// boolean reads the spellings of the Actions toolkit's getBooleanInput
-// (YAML 1.2 core schema).
+// boolean reads a true/false input with the same spellings as the Actions
+// toolkit's getBooleanInput (YAML 1.2 core schema).
 func (p *problems) boolean(input, s string) bool {
 	switch s {
 	case "true", "True", "TRUE":
 		return true
 	case "false", "False", "FALSE":
-	default:
-		p.add(input, fmt.Sprintf("%q is not a boolean (true or false)", s))
+		return false
 	}
+	p.add(input, fmt.Sprintf("%q is not a boolean (true or false)", s))
 	return false
 }
 

@@ -58,6 +58,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		APIURL:            "https://api.github.com/",
 		ServerURL:         "https://github.com",
 	}
+	got.inputs, got.explicit = nil, nil // the raw inputs ApplyRepoConfig re-parses
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("LoadConfig() =\n%+v\nwant\n%+v", got, want)
 	}
@@ -130,6 +131,10 @@ func TestLoadConfigInputs(t *testing.T) {
 			func(c Config) (any, any) { return c.Quiet, true }},
 		{"quiet False", with(minimal(), "INPUT_QUIET", "False"),
 			func(c Config) (any, any) { return c.Quiet, false }},
+		{"inline default off", minimal(),
+			func(c Config) (any, any) { return c.Inline, false }},
+		{"inline true", with(minimal(), "INPUT_INLINE", "true"),
+			func(c Config) (any, any) { return c.Inline, true }},
 		{"no api-key for localhost", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://localhost:11434/v1"),
 			func(c Config) (any, any) { return c.APIKey + "|" + c.BaseURL, "|http://localhost:11434/v1" }},
 		{"no api-key for 127.0.0.1", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://127.0.0.1:8000/v1"),
@@ -204,6 +209,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"cache-warmup on", with(minimal(), "INPUT_CACHE-WARMUP", "on"), []string{"cache-warmup"}},
 		{"quiet yes", with(minimal(), "INPUT_QUIET", "yes"), []string{"quiet"}},
 		{"quiet 1", with(minimal(), "INPUT_QUIET", "1"), []string{"quiet"}},
+		{"inline yes", with(minimal(), "INPUT_INLINE", "yes"), []string{"inline"}},
 		{"GITHUB_API_URL", with(minimal(), "GITHUB_API_URL", "not a url"), []string{"GITHUB_API_URL"}},
 		{"GITHUB_SERVER_URL", with(minimal(), "GITHUB_SERVER_URL", "github.com"), []string{"GITHUB_SERVER_URL"}},
 		{"GITHUB_REPOSITORY", with(minimal(), "GITHUB_REPOSITORY", "just-a-name"), []string{"GITHUB_REPOSITORY"}},

@@ -95,5 +95,6 @@ func stepOutputs(o StepOutputs) [][2]string {
 		{OutputConclusion, oneOf(o.Conclusion, conclusionValues)},
 		{OutputCommentURL, o.CommentURL},
 		{OutputReportPath, o.ReportPath},
+		{OutputSARIFPath, o.SARIFPath},
 	}
 }

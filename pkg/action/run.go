@@ -20,6 +20,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/skip"
@@ -46,6 +47,11 @@ type GitHub interface {
 	EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
 	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
+	// The inline review (input inline).
+	CreateReview(ctx context.Context, owner, repo string, n int, r github.Review) (int64, error)
+	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
+	EditReviewComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
+	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -107,17 +113,17 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
 	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
-	opts := review.Options{
-		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, Rerun: ev.Rerun,
-		Mode: c.Mode, Validate: c.Mode == ModeComment,
-		Exclude: c.Exclude, Personas: c.Personas,
-		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
-		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
-		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
-		BotLogin: c.BotLogin, Incomplete: c.Incomplete, Fence: d.Fence, Logf: logf,
-		PrecheckOnly: d.MissingKey != nil,
-	}
+	opts := c.ReviewOptions()
+	opts.Owner, opts.Repo, opts.PR, opts.Rerun = ev.Owner, ev.Repo, ev.PRNumber, ev.Rerun
+	opts.Fence, opts.Logf, opts.PrecheckOnly = d.Fence, logf, d.MissingKey != nil
+	// The repository configuration (read at the base commit) may change
+	// the settings the workflow left at their defaults, the publisher's
+	// included.
+	rc := &RepoConfig{Config: c}
+	opts.Configure = rc.Configure
 	res, pr, err := rv.ReviewPR(ctx, opts)
+	c = rc.Config
+	res.Coverage.Settings = rc.Settings
 	if ctx.Err() != nil {
 		// Cancelled (a newer push's run took over, or the job was
 		// stopped): publish nothing, so no half-written report and no
@@ -127,6 +133,22 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		d.Actions.AddStepSummary(msg)
 		setNotReviewed(d.Actions)
 		return fmt.Errorf("%w: cancelled: %w", ErrCannotRun, ctx.Err())
+	}
+	if errors.Is(err, repoconfig.ErrInvalid) {
+		// Nothing is posted and no model was called: the maintainers fix
+		// the file on the base branch.
+		var ce *repoconfig.Error
+		msg := report.Redact(escapeLine(err.Error()), c.Secrets())
+		if errors.As(err, &ce) {
+			for _, p := range ce.Problems {
+				d.Actions.Errorf("%s: %s", ce.Path, escapeLine(p.String()))
+			}
+			msg = ce.Lines()
+		}
+		fmt.Fprint(d.Log, msg)
+		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
+		setNotReviewed(d.Actions)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if errors.Is(err, review.ErrNeedsModel) {
 		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
@@ -159,9 +181,10 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	defer cancel()
 	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
-		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet,
+		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
 	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
+	out.SARIFPath = writeSARIF(c.RunnerTemp, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 	return Outcome(res, out, c.FailOn, err)
 }
@@ -202,6 +225,7 @@ type StepOutputs struct {
 	Verdict, Conclusion string
 	CommentURL          string
 	ReportPath          string
+	SARIFPath           string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
@@ -212,7 +236,7 @@ type StepOutputs struct {
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
 	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
-		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}})
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}})
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
@@ -269,6 +293,8 @@ type PublishOptions struct {
 	Mode        string
 	FailOn      string
 	Quiet       bool
+	// Inline posts the findings on their lines as one review (input inline).
+	Inline bool
 }
 
 // Publish writes the one report comment (edited in place, never a second
@@ -303,6 +329,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
+	if c.Inline && c.Mode == ModeComment && !res.Skipped {
+		ro.Inline = p.inlineReview(ctx, res, ro)
+	}
 	summary := report.JobSummary(res, ro)
 	p.a.AddStepSummary(summary)
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
@@ -65,9 +66,10 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete):
+	case errors.Is(err, action.ErrBlocking), errors.Is(err, action.ErrIncomplete), errors.Is(err, ErrCorpus):
 		return 1
-	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage):
+	case errors.Is(err, action.ErrUsage), errors.Is(err, action.ErrConfig), errors.Is(err, ErrUsage),
+		errors.Is(err, repoconfig.ErrInvalid):
 		return 2
 	}
 	return 3

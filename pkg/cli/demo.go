@@ -17,6 +17,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
@@ -52,8 +53,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
 	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
+	inlineReview := fl.Bool("inline", false, "also post the findings on their lines as one pull-request review (the inline input) and print it")
 	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--inline] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
 		fl.PrintDefaults()
 	}
 	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
@@ -72,7 +74,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !slices.Contains(names, *name) {
 		return fmt.Errorf("%w: no demo pull request %q (have: %s)", ErrUsage, *name, strings.Join(names, ", "))
 	}
-	return demo(ctx, *name, stdout)
+	return demo(ctx, *name, *inlineReview, stdout)
 }
 
 func demoNames() ([]string, error) {
@@ -90,17 +92,17 @@ func demoNames() ([]string, error) {
 }
 
 // demo is the demo proper, replaying the fixture's recorded answers.
-func demo(ctx context.Context, name string, stdout io.Writer) error {
+func demo(ctx context.Context, name string, inlineReview bool, stdout io.Writer) error {
 	model, err := demoModel(name)
 	if err != nil {
 		return err
 	}
-	return demoWith(ctx, name, model, stdout)
+	return demoWith(ctx, name, model, inlineReview, stdout)
 }
 
 // demoWith runs the demo with the given model (tests record the cassettes
 // through it).
-func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.Writer) error {
+func demoWith(ctx context.Context, name string, model llm.Completer, inlineReview bool, stdout io.Writer) error {
 	dir := path.Join("demo", name)
 	var pr demoPR
 	if err := readJSON(path.Join(dir, "pr.json"), &pr); err != nil {
@@ -132,6 +134,11 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 	if err := serveTree(srv, path.Join(dir, "base"), pr.BaseSHA, ""); err != nil {
 		return err
 	}
+	// The repository's own configuration, at the base commit. It lives
+	// beside base/ because go:embed leaves out dot-directories.
+	if b, err := fs.ReadFile(fixtures.FS, path.Join(dir, "anchor-review.yml")); err == nil {
+		srv.SetContent(pr.BaseSHA, repoconfig.Path, string(b))
+	}
 
 	gh, err := newGitHub(srv.HTTPClient(), srv.URL+"/", "demo-token")
 	if err != nil {
@@ -145,19 +152,36 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 	w := &demoWriter{w: stdout}
 	fmt.Fprintf(stdout, "anchor-review demo: %s/%s#%d %q (fixture %q; offline: fake GitHub, recorded model answers)\n\n", demoOwner, demoRepo, pr.Number, pr.Title, name)
 	rv := review.Reviewer{GitHub: gh, Model: model, Personas: personas}
-	opts := review.Options{
-		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, Mode: review.ModeComment, Validate: true,
-		Model: "gpt-4.1-mini", MaxValidations: 15, MaxConcurrency: 8, MaxLLMCalls: 60,
-		BotLogin: demoBot, Logf: w.logf,
+	// The workflow's inputs, as the action reads them: the model and the
+	// bot login are set, everything else is left at its default, so the
+	// repository configuration can set it.
+	inputs := map[string]string{
+		"INPUT_GITHUB-TOKEN": "demo-token", "INPUT_BASE-URL": "http://127.0.0.1:1/v1",
+		"INPUT_MODEL": "gpt-4.1", "INPUT_BOT-LOGIN": demoBot,
 	}
+	cfg, err := action.LoadConfig(func(k string) string { return inputs[k] })
+	if err != nil {
+		return fmt.Errorf("demo inputs: %w", err)
+	}
+	rc := &action.RepoConfig{Config: cfg}
+	opts := cfg.ReviewOptions()
+	opts.Owner, opts.Repo, opts.PR, opts.Logf, opts.Configure = demoOwner, demoRepo, pr.Number, w.logf, rc.Configure
 	res, got, err := rv.ReviewPR(ctx, opts)
+	var invalid *repoconfig.Error
+	if errors.As(err, &invalid) {
+		fmt.Fprint(stdout, invalid.Lines())
+		return fmt.Errorf("%w: %w", action.ErrUsage, err)
+	}
 	if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
 		return fmt.Errorf("demo review: %w", err)
 	}
-	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: "P1", Secrets: []string{"demo-token"}}
+	cfg = rc.Config
+	res.Coverage.Settings = rc.Settings
+	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
 	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
-		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: review.ModeComment, FailOn: "P1",
+		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
+		Inline: inlineReview,
 	}, res, got, ro)
 
 	fmt.Fprintln(stdout)
@@ -178,6 +202,9 @@ func demoWith(ctx context.Context, name string, model llm.Completer, stdout io.W
 		fmt.Fprintln(stdout, body)
 	}
 	fmt.Fprintln(stdout)
+	if inlineReview {
+		printReviews(stdout, srv, pr.Number)
+	}
 	for _, cr := range srv.CheckRuns() {
 		fmt.Fprintf(stdout, "== Check run %q on %s: %s — %s (%d annotations)\n", cr.Name, short(cr.HeadSHA), cr.Conclusion, cr.Title, len(cr.Annotations))
 		for _, a := range cr.Annotations {
@@ -289,4 +316,32 @@ func (n *textNotifier) AddStepSummary(string) {}
 
 func (n *textNotifier) Annotate(level, file string, line, endLine int, title, message string) {
 	fmt.Fprintf(n.w, "%s %s:%d: %s: %s\n", level, file, line, title, message)
+}
+
+// printReviews prints the pull-request reviews the run posted to the fake,
+// each line comment with its place, as GitHub would show them.
+func printReviews(stdout io.Writer, srv *githubtest.Server, n int) {
+	rvs := srv.Reviews(n)
+	if len(rvs) == 0 {
+		fmt.Fprintln(stdout, "== No inline review posted.")
+		fmt.Fprintln(stdout)
+		return
+	}
+	byID := map[int64]githubtest.Comment{}
+	for _, c := range srv.ReviewComments(n) {
+		byID[c.ID] = c
+	}
+	for _, rv := range rvs {
+		fmt.Fprintf(stdout, "== The inline review (posted to the fake GitHub): event %s on %s, %d comments ==\n", rv.Event, short(rv.CommitID), len(rv.Comments))
+		fmt.Fprintln(stdout, rv.Body)
+		for _, id := range rv.Comments {
+			c := byID[id]
+			place := fmt.Sprintf("%s:%d", c.Path, c.Line)
+			if c.StartLine > 0 {
+				place = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
+			}
+			fmt.Fprintf(stdout, "\n--- %s (%s)\n%s", place, c.Side, c.Body)
+		}
+		fmt.Fprintln(stdout)
+	}
 }

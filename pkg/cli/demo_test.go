@@ -102,7 +102,7 @@ func TestDemoCassettes(t *testing.T) {
 			var rec bytes.Buffer
 			model := llm.NewRecorder(loadAuthored(t, name), &rec)
 			var out bytes.Buffer
-			if err := demoWith(context.Background(), name, model, &out); err != nil {
+			if err := demoWith(context.Background(), name, model, false, &out); err != nil {
 				t.Fatalf("demo with authored answers: %v\n%s", err, out.String())
 			}
 			lines := strings.SplitAfter(rec.String(), "\n")
@@ -144,6 +144,28 @@ func TestDemoGolden(t *testing.T) {
 			checkGolden(t, "demo-"+name+".golden", out.String())
 		})
 	}
+}
+
+// TestDemoInlineGolden: `demo --inline` prints the review it posted, with
+// its committable suggestion blocks, and the report links each comment.
+func TestDemoInlineGolden(t *testing.T) {
+	var out bytes.Buffer
+	if err := Main(context.Background(), []string{"demo", "--inline"}, func(string) string { return "" }, &out, &out); err != nil {
+		t.Fatalf("demo --inline: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"== The inline review (posted to the fake GitHub): event COMMENT on ef47c2c",
+		"```suggestion\n\t\tquery, perPage, (page-1)*perPage,\n```",
+		"--- internal/notify/webhook.go:21 (RIGHT)",
+		"[On the line](https://github.com/octo-shop/shopfront/pull/42#discussion_r",
+		"**Inline comments:** 5 of 5 findings on their lines.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("demo --inline output lacks %q", want)
+		}
+	}
+	checkGolden(t, "demo-buggy-inline.golden", got)
 }
 
 func TestDemoOutcomes(t *testing.T) {

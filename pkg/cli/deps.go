@@ -29,15 +29,20 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 // modelConfig is what the model client needs from flags or inputs.
 type modelConfig struct {
 	BaseURL, APIKey string
+	// Schemas are the answer schemas by name; nil means prompts.Schemas().
+	Schemas map[string][]byte
 }
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
 func newModel(c modelConfig) (*llm.Client, error) {
+	if c.Schemas == nil {
+		c.Schemas = prompts.Schemas()
+	}
 	// llm.New's errors already name their package ("llm: base URL …").
 	return llm.New(llm.Config{
 		BaseURL:   c.BaseURL,
 		APIKey:    c.APIKey,
-		Schemas:   prompts.Schemas(),
+		Schemas:   c.Schemas,
 		UserAgent: version.UserAgent(),
 	})
 }

@@ -2,96 +2,229 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/prompts"
 )
 
-// runEval is `eval`: each persona alone, with its own prompt, against the
-// ground truth of fixtures/eval (section 5 of SPEC.md).
+// ErrCorpus is returned by `eval --check` when a case is broken.
+var ErrCorpus = errors.New("eval: the corpus has broken cases")
+
+// runEval is `eval` (SPEC sections 5 and 7.6): each persona alone, with its
+// own prompt, and the whole pipeline, against the ground truth of
+// fixtures/eval; and the validator alone on its labelled pool.
 func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var personas listFlag
 	fl.Var(&personas, "personas", "evaluate only these personas (comma-separated)")
+	suite := fl.String("suite", "all", "cases to score: scripted (hand-written), real (real bugs and clean changes) or all")
+	check := fl.Bool("check", false, "check the corpus's integrity (diffs parse, labels on added lines, provenance, licence) and exit")
 	live := fl.Bool("live", false, "call the configured model endpoint instead of the recorded answers")
-	record := fl.String("record", "", "with --live: write each answer to `DIR`/<case>/recorded/<persona>.json (use fixtures/eval to refresh the recordings)")
+	record := fl.String("record", "", "with --live: save every answer and validator verdict under `DIR`/<suite>/<case>/recorded/, with the model and date (use fixtures/eval to refresh the recordings)")
 	jsonl := fl.String("jsonl", "", "also write the JSONL results to `FILE` (- for stdout, after the table)")
+	markdown := fl.String("markdown", "", "also write a Markdown summary to `FILE`")
+	runs := fl.Int("runs", 1, "with --live: repeat the evaluation `N` times and report mean and spread")
+	judgeModel := fl.String("judge-model", "", "with --live: ask `MODEL` whether each line-overlap match is the same issue")
 	concurrency := fl.Int("concurrency", 4, "pairs evaluated at once")
 	model := fl.String("model", action.DefaultModel, "model for --live")
 	baseURL := fl.String("base-url", "", "OpenAI-compatible endpoint for --live (default $OPENAI_BASE_URL or OpenAI)")
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--personas a,b] [--jsonl FILE] [--live [--record DIR]]\n\nScores each persona alone against the ground truth under fixtures/eval/:\nrecall, precision, F1 and calibration per anchor. Offline by default.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--suite scripted|real|all] [--check] [--personas a,b] [--jsonl FILE] [--markdown FILE]\n"+
+			"                         [--live [--record DIR] [--runs N] [--judge-model M]]\n\n"+
+			"Scores each persona alone and the whole pipeline (synthesis, gate, validator) against the\n"+
+			"labelled cases under fixtures/eval/, and the validator alone on its labelled pool.\n"+
+			"Offline by default: hand-scripted answers test the scorer, not a model.\n\nFlags:")
 		fl.PrintDefaults()
 	}
 	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
 		return err
 	}
-	if *record != "" && !*live {
+	var suites []string
+	switch *suite {
+	case "all":
+		suites = eval.Suites()
+	case eval.SuiteScripted, eval.SuiteReal:
+		suites = []string{*suite}
+	default:
+		return fmt.Errorf("%w: --suite must be scripted, real or all, got %q", ErrUsage, *suite)
+	}
+	switch {
+	case *record != "" && !*live:
 		return fmt.Errorf("%w: --record needs --live", ErrUsage)
+	case *judgeModel != "" && !*live:
+		return fmt.Errorf("%w: --judge-model needs --live", ErrUsage)
+	case *runs < 1:
+		return fmt.Errorf("%w: --runs must be at least 1", ErrUsage)
+	case *runs > 1 && !*live:
+		return fmt.Errorf("%w: --runs needs --live (recorded answers are the same every run)", ErrUsage)
+	case *runs > 1 && *record != "":
+		return fmt.Errorf("%w: --record keeps one run's answers; use it with --runs 1", ErrUsage)
 	}
 	for _, p := range personas {
 		if !eval.KnownPersona(p) {
 			return fmt.Errorf("%w: --personas: unknown persona %q (known: %s)", ErrUsage, p, strings.Join(persona.Names(), ", "))
 		}
 	}
-	cases, err := eval.LoadDefault()
+	if *check {
+		return checkCorpus(suites, stdout)
+	}
+
+	var cases []eval.Case
+	for _, s := range suites {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			return fmt.Errorf("%w (run `eval --check` for every problem)", err)
+		}
+		cases = append(cases, cs...)
+	}
+	pool, err := eval.LoadPool(fixtures.FS, eval.DefaultRoot)
 	if err != nil {
 		return err
 	}
-	var ans eval.Answerer = eval.Recorded{}
+	// The pool names cases of any suite: it needs them all.
+	var poolCases []eval.Case
+	if pool != nil {
+		for _, s := range eval.Suites() {
+			cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+			if err != nil {
+				return err
+			}
+			poolCases = append(poolCases, cs...)
+		}
+	}
+	team, err := persona.Load()
+	if err != nil {
+		return err
+	}
+	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
 		if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
 		}
+		mc.Schemas = prompts.Schemas()
+		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
-		team, err := persona.Load()
+		date := time.Now().UTC().Format(time.DateOnly)
+		o.Model, o.ModelName = m, *model
+		o.Source = eval.Source{Kind: eval.SourceLive, Model: *model, Date: date}
+		o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
+		if *judgeModel != "" {
+			o.Judge = eval.ModelJudge{Model: m, ModelName: *judgeModel}
+		}
+		if *record != "" {
+			o.Recorder = &eval.Recorder{Dir: *record, Source: eval.Source{Kind: eval.SourceRecorded, Model: *model, Date: date}}
+		}
+	}
+
+	var reports []eval.Report
+	for range *runs {
+		rep, err := eval.Run(ctx, cases, o)
 		if err != nil {
+			// The personas are checked above: what is left is a cancelled run.
+			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		}
+		reports = append(reports, rep)
+	}
+	if err := eval.WriteTable(stdout, reports[0]); err != nil {
+		return err
+	}
+	var spread []eval.Metric
+	if len(reports) > 1 {
+		spread = eval.Spread(reports)
+		if err := eval.WriteSpreadTable(stdout, spread, reports[0].SourceLabel()); err != nil {
 			return err
 		}
-		ans = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
-		if *record != "" {
-			ans = eval.Recorder{Next: ans, Dir: *record}
+	}
+	writeJSONL := func(w io.Writer) error {
+		if err := eval.WriteRunsJSONL(w, reports); err != nil {
+			return err
 		}
+		if spread != nil {
+			return eval.WriteSpreadJSONL(w, spread, reports[0].SourceLabel())
+		}
+		return nil
 	}
-	rep, err := eval.Run(ctx, cases, personas, ans, *concurrency)
-	if err != nil {
-		// The personas are checked above: what is left is a cancelled run.
-		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
-	}
-	if err := eval.WriteTable(stdout, rep); err != nil {
-		return err
+	if *markdown != "" {
+		if err := writeFile(*markdown, func(w io.Writer) error { return eval.WriteMarkdown(w, reports) }); err != nil {
+			return err
+		}
 	}
 	switch *jsonl {
 	case "":
 	case "-":
 		fmt.Fprintln(stdout)
-		return eval.WriteJSONL(stdout, rep)
+		return writeJSONL(stdout)
 	default:
-		f, err := os.Create(*jsonl)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		if err := eval.WriteJSONL(f, rep); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeFile(*jsonl, writeJSONL)
 	}
 	return nil
 }
+
+// writeFile creates name and writes it with write.
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	return nil
+}
+
+// checkCorpus is `eval --check`: every suite's integrity, every problem
+// listed; ErrCorpus when there is any.
+func checkCorpus(suites []string, stdout io.Writer) error {
+	checks, err := eval.CheckCorpus(fixtures.FS, eval.DefaultRoot, suites...)
+	if err != nil {
+		return err
+	}
+	problems := 0
+	for _, c := range checks {
+		if c.Suite == eval.PoolDir {
+			fmt.Fprintf(stdout, "%-9s %3d pool items", c.Suite, c.Cases)
+		} else {
+			fmt.Fprintf(stdout, "%-9s %3d cases (%d with bugs, %d clean), %d labels", c.Suite, c.Cases, c.Bug, c.Clean, c.Issues)
+		}
+		if len(c.Problems) == 0 {
+			fmt.Fprintln(stdout, ": ok")
+			continue
+		}
+		fmt.Fprintf(stdout, ": %d %s\n", len(c.Problems), map[bool]string{true: "problem", false: "problems"}[len(c.Problems) == 1])
+		for _, p := range c.Problems {
+			fmt.Fprintf(stdout, "  %s\n", oneLineText(p))
+		}
+		problems += len(c.Problems)
+	}
+	if problems > 0 {
+		return fmt.Errorf("%w: %d problems", ErrCorpus, problems)
+	}
+	return nil
+}
+
+// oneLineText keeps one problem on one line.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // LiveAnswerer asks the model as the persona, alone, with its own prompt:
 // the same prompt building the review uses, on the case's diff.

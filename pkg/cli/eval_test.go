@@ -6,18 +6,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 )
 
 // evalLine is the part of a JSONL record the tests read.
@@ -29,6 +34,8 @@ type evalLine struct {
 	TP      int             `json:"tp"`
 	FP      int             `json:"fp"`
 	FN      int             `json:"fn"`
+	// JudgeRejected counts matches the judge model removed.
+	JudgeRejected int `json:"judge_rejected"`
 }
 
 // parseJSONL decodes JSONL line by line: every line one JSON object, pairs
@@ -48,7 +55,7 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	order := map[string]int{"pair": 0, "persona": 1, "overall": 2}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "validator": 5}
 	for i, l := range lines {
 		k, ok := order[l.Kind]
 		if !ok {
@@ -64,8 +71,8 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 			overall++
 		}
 	}
-	if overall != 1 || lines[len(lines)-1].Kind != "overall" {
-		t.Errorf("JSONL: got %d overall lines; want exactly one, last", overall)
+	if overall != 1 {
+		t.Errorf("JSONL: got %d overall lines; want exactly one", overall)
 	}
 	return lines
 }
@@ -93,7 +100,7 @@ func wantPairs(t *testing.T, only ...string) []string {
 	for _, c := range cases {
 		for _, p := range c.Personas() {
 			if len(only) == 0 || slices.Contains(only, p) {
-				out = append(out, p+"/"+c.Name)
+				out = append(out, p+"/"+c.ID())
 			}
 		}
 	}
@@ -213,6 +220,11 @@ func TestEvalUsage(t *testing.T) {
 		{name: "unknown flag", args: []string{"--frobnicate"}, want: "-frobnicate"},
 		{name: "argument", args: []string{"extra"}, want: "no arguments"},
 		{name: "unknown persona", args: []string{"--personas", "nosuch"}, want: `unknown persona "nosuch"`},
+		{name: "bad suite", args: []string{"--suite", "fake"}, want: "--suite must be scripted, real or all"},
+		{name: "judge without live", args: []string{"--judge-model", "m"}, want: "--judge-model needs --live"},
+		{name: "runs without live", args: []string{"--runs", "2"}, want: "--runs needs --live"},
+		{name: "zero runs", args: []string{"--runs", "0"}, want: "--runs must be at least 1"},
+		{name: "runs with record", args: []string{"--live", "--runs", "2", "--record", "x", "--base-url", "http://127.0.0.1:1"}, want: "--record keeps one run"},
 		{name: "live without key", args: []string{"--live", "--base-url", "https://llm.example.com/v1"}, want: "--live needs OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
@@ -246,8 +258,8 @@ func TestEvalHelp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval --help: got %v; want nil", err)
 	}
-	for _, name := range []string{"personas", "live", "record", "jsonl", "concurrency", "model", "base-url", "api-key"} {
-		if !strings.Contains(stdout+stderr, "-"+name+" ") {
+	for _, name := range []string{"personas", "live", "record", "jsonl", "concurrency", "model", "base-url", "api-key", "suite", "check", "runs", "judge-model", "markdown"} {
+		if !regexp.MustCompile(`-` + name + `\b`).MatchString(stdout + stderr) {
 			t.Errorf("eval --help does not document -%s", name)
 		}
 	}
@@ -267,6 +279,9 @@ func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
 		byName[c.Name] = c
 	}
 	return func(r llmtest.Request) llmtest.Reply {
+		if r.Persona == llm.Validator {
+			return llmtest.OK(`{"validated":true,"reason":"confirmed by the test"}`)
+		}
 		m := evalRepo.FindStringSubmatch(messagesOf(r))
 		if m == nil {
 			return llmtest.BadRequest("test: the prompt names no eval case")
@@ -295,7 +310,7 @@ func TestEvalLiveRecord(t *testing.T) {
 	dir := t.TempDir()
 	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
 
-	_, stderr, err := run(t, noEnv, "eval", "--live", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+	_, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
 		"--record", dir, "--jsonl", jsonl)
 	if err != nil {
 		t.Fatalf("eval --live: %v\n%s", err, stderr)
@@ -303,16 +318,26 @@ func TestEvalLiveRecord(t *testing.T) {
 	checkNoViolations(t, m)
 
 	// Each persona alone: one request per pair, naming one persona and
-	// carrying no other persona's instructions.
+	// carrying no other persona's instructions. The whole pipeline reuses
+	// those answers: it asks only the personas it selects that no pair
+	// asked, once each, and the validator once per gated finding.
 	team, err := persona.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked []string
+	asked := map[string]int{}
+	validations := 0
 	for _, r := range m.Requests() {
 		text := messagesOf(r)
 		if n := strings.Count(text, llm.PersonaHeader); n != 1 {
 			t.Errorf("request for %s names %d personas (%q lines); want 1", r.Persona, n, llm.PersonaHeader)
+		}
+		if r.Persona == llm.Validator {
+			validations++
+			if r.Model != "eval-model" || r.SchemaName != "validation" {
+				t.Errorf("validator request: model %q schema %q; want eval-model, validation", r.Model, r.SchemaName)
+			}
+			continue
 		}
 		for _, p := range team {
 			if has := strings.Contains(text, p.Instructions); has != (p.Name == r.Persona) {
@@ -326,11 +351,21 @@ func TestEvalLiveRecord(t *testing.T) {
 		if c == nil {
 			t.Fatalf("request for %s names no case", r.Persona)
 		}
-		asked = append(asked, r.Persona+"/"+c[1])
+		asked[r.Persona+"/scripted/"+c[1]]++
 	}
 	want := wantPairs(t)
-	if !slices.Equal(sorted(asked), sorted(want)) {
-		t.Errorf("requests: got %q; want one per pair %q", sorted(asked), sorted(want))
+	for _, p := range want {
+		if asked[p] != 1 {
+			t.Errorf("pair %s asked %d times; want once", p, asked[p])
+		}
+	}
+	for p, n := range asked {
+		if n != 1 {
+			t.Errorf("%s asked %d times; want once (the pipeline reuses the pair's answer)", p, n)
+		}
+	}
+	if validations == 0 {
+		t.Error("the whole pipeline never asked the validator")
 	}
 
 	b, err := os.ReadFile(jsonl)
@@ -344,19 +379,54 @@ func TestEvalLiveRecord(t *testing.T) {
 		}
 	}
 
-	// The recording is in the layout Recorded reads, and replays to the
-	// same report.
-	for _, p := range want {
+	// Live output says where its answers came from.
+	if !regexp.MustCompile(`"answers":"live from eval-model on \d{4}-\d{2}-\d{2} \(25 cases\)","scripted":false`).Match(b) {
+		t.Errorf("JSONL summary lines do not say the answers are live from eval-model:\n%s", b)
+	}
+
+	// The recording is in the layout Recorded reads, with source.json and
+	// the validator's verdicts, and replays to the same per-persona scores.
+	for p := range asked {
 		name, c, _ := strings.Cut(p, "/")
 		if _, err := os.Stat(filepath.Join(dir, c, "recorded", name+".json")); err != nil {
 			t.Errorf("recording for %s: %v", p, err)
 		}
 	}
-	cases, err := eval.LoadDefault()
+	cases, err := eval.LoadSuite(os.DirFS(dir), ".", eval.SuiteScripted)
+	if err == nil || !strings.Contains(err.Error(), "pr.json") {
+		t.Fatalf("a recording directory holds answers only: got %v; want a missing pr.json", err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded", "source.json"))
+	if err != nil || !regexp.MustCompile(`"source": "recorded",\s*"model": "eval-model",\s*"date": "\d{4}-\d{2}-\d{2}"`).Match(src) {
+		t.Errorf("source.json %s (%v); want recorded, eval-model, a date", src, err)
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded", "validator.jsonl")); err != nil || !strings.Contains(string(v), `"validated":true`) {
+		t.Errorf("validator.jsonl %s (%v); want the live verdicts", v, err)
+	}
+	pool, err := eval.LoadPool(os.DirFS(dir), ".")
+	if err != nil || pool != nil {
+		t.Errorf("a recording holds the pool's answers, not the pool: %v, %v", pool, err)
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "validator", "recorded", "answers.jsonl")); err != nil || strings.Count(string(v), `"validated":true`) != 14 {
+		t.Errorf("validator/recorded/answers.jsonl %s (%v); want the 14 pool verdicts", v, err)
+	}
+	// Next to the pool it replays, labelled with the model and the day.
+	poolFile, err := fs.ReadFile(fixtures.FS, "eval/validator/pool.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := eval.Run(context.Background(), cases, nil, eval.Recorded{FS: os.DirFS(dir), Root: "."}, 4)
+	if err := os.WriteFile(filepath.Join(dir, "validator", "pool.jsonl"), poolFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if pool, err = eval.LoadPool(os.DirFS(dir), "."); err != nil || pool == nil || len(pool.Answers) != 14 ||
+		!strings.HasPrefix(pool.Source.Label(), "recorded from eval-model on ") {
+		t.Errorf("recorded pool: %+v, %v; want 14 answers recorded from eval-model", pool, err)
+	}
+	cases, err = eval.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := eval.Run(context.Background(), cases, eval.Options{Answerer: eval.Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,8 +434,16 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err := eval.WriteJSONL(&replay, rep); err != nil {
 		t.Fatal(err)
 	}
-	if replay.String() != string(b) {
-		t.Errorf("replaying the recording gives another report:\n%s\nwant:\n%s", replay.String(), b)
+	pairLines := func(s string) (out []string) {
+		for l := range strings.Lines(s) {
+			if strings.HasPrefix(l, `{"kind":"pair"`) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	if got, want := pairLines(replay.String()), pairLines(string(b)); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("replaying the recording gives other pair scores:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -379,7 +457,7 @@ func TestEvalLiveFailure(t *testing.T) {
 	for range wantPairs(t, "security") {
 		m.Script("security", llmtest.BadRequest("model not found"))
 	}
-	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
 	if err != nil {
 		t.Fatalf("eval --live: %v\n%s", err, stderr)
 	}
@@ -407,5 +485,197 @@ func TestEvalCancelled(t *testing.T) {
 	err := Main(ctx, []string{"eval"}, noEnv, &out, &out)
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, action.ErrCannotRun) || errors.Is(err, ErrUsage) {
 		t.Errorf("eval with a cancelled context: got %v; want ErrCannotRun wrapping context.Canceled, not a usage error", err)
+	}
+}
+
+// TestEvalJudge: --judge-model asks the judge, with its strict schema and
+// its own model, about every line-overlap match; a "different issue"
+// answer removes the match.
+func TestEvalJudge(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	truth := truthAnswers(t)
+	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		if r.Persona == prompt.Judge {
+			// sec-2 (ORDER BY) is judged another issue, the rest the same.
+			text := messagesOf(r)
+			label, _, _ := strings.Cut(text[strings.Index(text, "# The labelled issue"):], "# The reviewer's finding")
+			same := !strings.Contains(label, "allow-list")
+			return llmtest.OK(fmt.Sprintf(`{"same_issue":%t,"reason":"judged by the test"}`, same))
+		}
+		return truth(r)
+	})
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security", "--base-url", m.URL, "--api-key", "k",
+		"--model", "eval-model", "--judge-model", "judge-model", "--jsonl", "-")
+	if err != nil {
+		t.Fatalf("eval --judge-model: %v\n%s", err, stderr)
+	}
+	checkNoViolations(t, m)
+	judged := m.RequestsFor(prompt.Judge)
+	if len(judged) == 0 {
+		t.Fatal("the judge was never asked")
+	}
+	for _, r := range judged {
+		if r.Model != "judge-model" || r.SchemaName != prompt.Judge || !r.Strict {
+			t.Errorf("judge request: model %q schema %q strict %t; want judge-model, judge, strict", r.Model, r.SchemaName, r.Strict)
+		}
+		if !strings.Contains(string(r.Schema), `"same_issue"`) {
+			t.Errorf("judge schema %s; want same_issue", r.Schema)
+		}
+	}
+	_, jsonl, _ := strings.Cut(stdout, "\n\n{")
+	var rejected int
+	for _, l := range parseJSONL(t, "{"+jsonl) {
+		if l.Kind == "pair" && l.Case == "scripted/go-sql-injection-search" {
+			if l.TP != 1 || l.FN != 1 {
+				t.Errorf("security on the SQL case: tp %d fn %d; want 1, 1 (the judge rejected sec-2)", l.TP, l.FN)
+			}
+		}
+		rejected += l.JudgeRejected
+	}
+	if rejected == 0 {
+		t.Error("no JSONL line counts a judge rejection")
+	}
+}
+
+// TestEvalRuns: --runs N asks the model N times and reports mean and
+// spread; a model that answers differently per run shows a spread.
+func TestEvalRuns(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	truth := truthAnswers(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		if r.Persona != "security" {
+			return truth(r)
+		}
+		key := evalRepo.FindString(messagesOf(r))
+		mu.Lock()
+		seen[key]++
+		n := seen[key]
+		mu.Unlock()
+		if n == 2 { // the second run finds nothing
+			return llmtest.OK(`{"reviewer":"security","findings":[],"residual_risks":[],"testing_gaps":[]}`)
+		}
+		return truth(r)
+	})
+	md := filepath.Join(t.TempDir(), "summary.md")
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--runs", "3", "--suite", "scripted", "--personas", "security",
+		"--base-url", m.URL, "--api-key", "k", "--model", "eval-model", "--jsonl", "-", "--markdown", md)
+	if err != nil {
+		t.Fatalf("eval --runs 3: %v\n%s", err, stderr)
+	}
+	table, jsonl, _ := strings.Cut(stdout, "\n\n{")
+	if !regexp.MustCompile(`(?m)^spread over 3 runs \(answers: live from eval-model on \d{4}-\d{2}-\d{2} \(25 cases\)\)$`).MatchString(table) {
+		t.Errorf("no spread table naming the live source:\n%s", table[strings.Index(table, "spread"):])
+	}
+	if !regexp.MustCompile(`(?m)^persona recall \(all\) +0\.667  0\.471  0\.000  1\.000    3$`).MatchString(table) {
+		t.Errorf("recall spread: want mean 0.667, stddev 0.471, min 0, max 1 over 3 runs:\n%s", table)
+	}
+	runsSeen := map[string]bool{}
+	var spread []map[string]any
+	for l := range strings.Lines("{" + jsonl) {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("JSONL line %q: %v", l, err)
+		}
+		if v["kind"] == "runs" {
+			spread = append(spread, v)
+			continue
+		}
+		runsSeen[fmt.Sprint(v["run"])] = true
+	}
+	if len(runsSeen) != 3 || !runsSeen["1"] || !runsSeen["3"] {
+		t.Errorf("JSONL lines carry runs %v; want 1, 2 and 3", runsSeen)
+	}
+	if len(spread) == 0 || spread[0]["metric"] != "persona recall (all)" || spread[0]["mean"] != 0.6667 || spread[0]["min"] != 0.0 {
+		t.Errorf("runs lines %v; want recall first, mean 0.6667, min 0", spread)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# anchor-review evaluation", "Answers: **live from eval-model on ", "## Spread over 3 runs", "| persona recall (all) | 0.667 | 0.471 | 0.000 | 1.000 | 3 |", "## Whole pipeline", "## Validator alone"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), eval.ScriptedNotice) {
+		t.Error("a live run's Markdown carries the scripted notice")
+	}
+}
+
+func TestEvalCheck(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := run(t, noEnv, "eval", "--check")
+	if err != nil {
+		t.Fatalf("eval --check: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  14 pool items: ok"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("eval --check output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if got := ExitCode(fmt.Errorf("%w: 2 problems", ErrCorpus)); got != 1 {
+		t.Errorf("exit code of a broken corpus: %d; want 1", got)
+	}
+}
+
+func TestEvalSuites(t *testing.T) {
+	t.Parallel()
+	all, _, err := run(t, noEnv, "eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripted, _, err := run(t, noEnv, "eval", "--suite", "scripted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _, err := run(t, noEnv, "eval", "--suite", "real")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(scripted, "answers: scripted by hand (25 cases)\n"+eval.ScriptedNotice+"\n") {
+		t.Errorf("scripted suite output does not start with its source and the notice:\n%s", scripted)
+	}
+	if !strings.Contains(all, "scripted/") || strings.Contains(real, "scripted/") {
+		t.Errorf("--suite real shows scripted cases, or the default shows none")
+	}
+	// The pool's hand-scripted validator answers still carry the notice.
+	if !strings.HasPrefix(real, "answers: no answers\n"+eval.ScriptedNotice+"\n"+eval.NoAnswersNotice+"\n") {
+		t.Errorf("a run with nothing scored must not read as a model's score:\n%s", real)
+	}
+}
+
+// TestEvalWorkflow: .github/workflows/eval.yml is manual, keeps the key in
+// a secret, runs the live evaluation with flags eval knows, and uploads the
+// JSONL and the Markdown summary.
+func TestEvalWorkflow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../.github/workflows/eval.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	for _, want := range []string{"workflow_dispatch:", "model:", "base-url:", "runs:", "suite:", "secrets.EVAL_API_KEY",
+		"eval --live", "--jsonl eval-results/eval.jsonl", "--markdown eval-results/summary.md", "actions/upload-artifact@", "go run . eval --check"} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("eval.yml lacks %q", want)
+		}
+	}
+	if strings.Contains(wf, "run: go run . eval --live ${{") || regexp.MustCompile(`(?m)^\s+go run .*\$\{\{`).MatchString(wf) {
+		t.Error("eval.yml splices an input into the script; pass inputs through env")
+	}
+	help, _, err := run(t, noEnv, "eval", "--help") // help goes to stdout
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?:^|[\s(])--([a-z-]+)`).FindAllStringSubmatch(wf[strings.Index(wf, "args=("):], -1) {
+		if !strings.Contains(help, "-"+m[1]+" ") && !strings.Contains(help, "-"+m[1]+"\n") {
+			t.Errorf("eval.yml passes --%s, which eval does not know", m[1])
+		}
 	}
 }

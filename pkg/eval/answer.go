@@ -34,6 +34,9 @@ func ParseAnswer(b []byte) (finding.Answer, error) {
 		Evidence             []string `json:"evidence"`
 		PreExisting          *bool    `json:"pre_existing"`
 		SuggestedFix         *string  `json:"suggested_fix"`
+		// Suggestion is decoded so answers offering one parse; eval scores
+		// findings, not suggestions.
+		Suggestion *finding.Suggestion `json:"suggestion"`
 	}
 	var raw struct {
 		Reviewer      *string      `json:"reviewer"`
@@ -99,6 +102,7 @@ func ParseAnswer(b []byte) (finding.Answer, error) {
 		if r.SuggestedFix != nil {
 			f.SuggestedFix = *r.SuggestedFix
 		}
+		f.Suggestion = r.Suggestion
 		a.Findings = append(a.Findings, f)
 	}
 	return a, nil

@@ -18,14 +18,28 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
-// DefaultRoot is the directory of fixtures.FS that holds the shipped cases.
+// DefaultRoot is the directory of fixtures.FS that holds the suites.
 const DefaultRoot = "eval"
 
-// The files every case directory holds.
+// The suites: directories under the root, each holding case directories.
+const (
+	// SuiteScripted holds the hand-written cases: invented code, and
+	// answers scripted by hand. Its numbers test the scorer, not a model.
+	SuiteScripted = "scripted"
+	// SuiteReal holds real code with known defects and real clean changes.
+	SuiteReal = "real"
+)
+
+// Suites returns the suites in report order.
+func Suites() []string { return []string{SuiteScripted, SuiteReal} }
+
+// The files a case directory holds.
 const (
 	diffFile  = "diff.patch"
 	prFile    = "pr.json"
 	truthFile = "ground_truth.jsonl"
+	metaFile  = "case.json"
+	headDir   = "head"
 	recDir    = "recorded"
 )
 
@@ -33,13 +47,19 @@ const (
 var ErrCase = errors.New("eval: bad case")
 
 // Issue is one ground-truth problem of a case: a real defect the diff
-// introduces, and the persona expected to catch it.
+// introduces, where it is, and the personas that may catch it.
 type Issue struct {
-	ID          string           `json:"id"`
-	Persona     string           `json:"persona"`
-	File        string           `json:"file"`
-	Line        int              `json:"line"` // in the file's new version
+	ID string `json:"id"`
+	// Persona is the first of Personas (the scripted format's one field).
+	Persona  string   `json:"persona"`
+	Personas []string `json:"personas"`
+	File     string   `json:"file"`
+	// Line..LineEnd is a range in the file's new version; LineEnd equals
+	// Line for a one-line issue.
+	Line        int              `json:"line"`
+	LineEnd     int              `json:"line_end"`
 	Severity    finding.Severity `json:"severity"`
+	Category    string           `json:"category,omitempty"`
 	Description string           `json:"description"`
 	// Excluded marks an issue no reviewer could find from the diff, title and
 	// body alone (seed 002): it is neither a miss nor a match.
@@ -47,65 +67,135 @@ type Issue struct {
 	ExcludedReason string `json:"excluded_reason,omitempty"`
 }
 
+// Expects reports whether persona p is one of the issue's personas.
+func (is Issue) Expects(p string) bool {
+	if len(is.Personas) == 0 {
+		return is.Persona == p
+	}
+	return slices.Contains(is.Personas, p)
+}
+
+// end is LineEnd, or Line when LineEnd is unset.
+func (is Issue) end() int { return max(is.LineEnd, is.Line) }
+
+// Meta is a case's case.json: where the code came from and under what
+// licence. Real cases must have one; scripted cases may.
+type Meta struct {
+	Kind     string   `json:"kind"` // "real" or "scripted"
+	Clean    bool     `json:"clean"`
+	Language string   `json:"language"`
+	Source   string   `json:"source"`
+	Fix      string   `json:"fix"`
+	CVE      string   `json:"cve"`
+	License  string   `json:"license"`
+	Files    []string `json:"files"`
+	Notes    string   `json:"notes"`
+}
+
 // Case is one evaluation case: a pull request and its ground truth.
 type Case struct {
-	Name  string // directory name under the root
+	Suite string // SuiteScripted or SuiteReal
+	Name  string // directory name in the suite
+	Meta  *Meta  // case.json; nil when the case has none
 	Title string
 	Body  string
 	Diff  []byte       // the unified diff, git headers included
 	Files []*diff.File // Diff parsed by pkg/diff, as the pipeline parses it
 	Truth []Issue      // in file order
-	// Recorded lists the personas with a recorded answer, sorted.
+	// Head holds the full head versions of files under head/, by path.
+	Head map[string]string
+	// Recorded lists the personas with a recorded answer, sorted; Source
+	// says who wrote them (zero when there are none).
 	Recorded []string
+	Source   Source
+	// Validator holds recorded validator verdicts, keyed "file:line".
+	Validator map[string]finding.Validation
 }
 
-// Personas returns the personas evaluated on c: every persona its ground
-// truth names plus every persona with a recorded answer, in SPEC order.
+// ID is "suite/name", unique over every suite.
+func (c Case) ID() string { return c.Suite + "/" + c.Name }
+
+// Clean reports whether the case holds no defect: case.json says so, or,
+// without one, the ground truth is empty.
+func (c Case) Clean() bool {
+	if c.Meta != nil {
+		return c.Meta.Clean
+	}
+	return len(c.Truth) == 0
+}
+
+// Personas returns the personas evaluated alone on c: every persona its
+// ground truth names plus every persona with a recorded answer, in SPEC
+// order.
 func (c Case) Personas() []string {
 	var ps []string
 	for _, is := range c.Truth {
-		ps = append(ps, is.Persona)
+		if len(is.Personas) == 0 {
+			ps = append(ps, is.Persona)
+		}
+		ps = append(ps, is.Personas...)
 	}
 	ps = append(ps, c.Recorded...)
 	sortPersonas(ps)
 	return slices.Compact(ps)
 }
 
-// LoadDefault loads the cases shipped in fixtures.FS.
-func LoadDefault() ([]Case, error) { return Load(fixtures.FS, DefaultRoot) }
+// LoadDefault loads the scripted suite shipped in fixtures.FS.
+func LoadDefault() ([]Case, error) { return LoadSuite(fixtures.FS, DefaultRoot, SuiteScripted) }
 
-// Load reads every case directory under root in fsys, sorted by name. Files
-// that are not directories (a README) are ignored. Every problem names the
-// file, and the line for ground truth.
-func Load(fsys fs.FS, root string) ([]Case, error) {
-	entries, err := fs.ReadDir(fsys, root)
+// LoadSuite reads every case directory of root/suite in fsys, sorted by
+// name. Files that are not directories (a README) are ignored; a missing
+// suite directory is zero cases. Every broken case is reported, all of them
+// joined into the error (each wrapping ErrCase, naming the file, and the
+// line for ground truth); the cases that loaded are returned with it.
+func LoadSuite(fsys fs.FS, root, suite string) ([]Case, error) {
+	if !slices.Contains(Suites(), suite) {
+		return nil, fmt.Errorf("eval: unknown suite %q (known: %s)", suite, strings.Join(Suites(), ", "))
+	}
+	dir := path.Join(root, suite)
+	entries, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("eval: read cases: %w", err)
 	}
 	var cases []Case
+	var errs []error
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		c, err := loadCase(fsys, root, e.Name())
+		c, err := loadCase(fsys, dir, suite, e.Name())
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		cases = append(cases, c)
 	}
-	if len(cases) == 0 {
-		return nil, fmt.Errorf("%w: no case directories under %s", ErrCase, root)
-	}
-	return cases, nil
+	return cases, errors.Join(errs...)
 }
 
-func loadCase(fsys fs.FS, root, name string) (Case, error) {
-	dir := path.Join(root, name)
-	c := Case{Name: name}
+func loadCase(fsys fs.FS, suiteDir, suite, name string) (Case, error) {
+	dir := path.Join(suiteDir, name)
+	c := Case{Suite: suite, Name: name}
+
+	metaPath := path.Join(dir, metaFile)
+	b, err := fs.ReadFile(fsys, metaPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
+	default:
+		var m Meta
+		if err := decodeStrict(b, &m); err != nil {
+			return Case{}, fmt.Errorf("%w: %s: %w", ErrCase, metaPath, err)
+		}
+		c.Meta = &m
+	}
 
 	prPath := path.Join(dir, prFile)
-	b, err := fs.ReadFile(fsys, prPath)
-	if err != nil {
+	if b, err = fs.ReadFile(fsys, prPath); err != nil {
 		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
 	}
 	var pr struct {
@@ -128,6 +218,9 @@ func loadCase(fsys fs.FS, root, name string) (Case, error) {
 	if err != nil {
 		return Case{}, fmt.Errorf("%w: %s: %w", ErrCase, diffPath, err)
 	}
+	if len(d.Files) == 0 {
+		return Case{}, fmt.Errorf("%w: %s: the diff changes no file", ErrCase, diffPath)
+	}
 	c.Files = d.Files
 
 	truthPath := path.Join(dir, truthFile)
@@ -138,43 +231,79 @@ func loadCase(fsys fs.FS, root, name string) (Case, error) {
 		return Case{}, fmt.Errorf("%w: %s%w", ErrCase, truthPath, err)
 	}
 	for _, is := range c.Truth {
-		if !newSideLine(c.Files, is.File, is.Line) {
-			return Case{}, fmt.Errorf("%w: %s: issue %q: %s:%d is not on the new side of any hunk in %s",
-				ErrCase, truthPath, is.ID, is.File, is.Line, diffFile)
+		if !newSideRange(c.Files, is.File, is.Line, is.LineEnd) {
+			return Case{}, fmt.Errorf("%w: %s: issue %q: %s:%d-%d is not on the new side of any hunk in %s",
+				ErrCase, truthPath, is.ID, is.File, is.Line, is.LineEnd, diffFile)
 		}
 	}
 
-	recs, err := fs.ReadDir(fsys, path.Join(dir, recDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
+	if c.Head, err = loadHead(fsys, path.Join(dir, headDir)); err != nil {
+		return Case{}, err
 	}
-	for _, r := range recs {
-		p, ok := strings.CutSuffix(r.Name(), ".json")
-		if r.IsDir() || !ok || !KnownPersona(p) {
-			return Case{}, fmt.Errorf("%w: %s: want <persona>.json for a known persona",
-				ErrCase, path.Join(dir, recDir, r.Name()))
-		}
-		c.Recorded = append(c.Recorded, p)
+	if err := loadRecorded(fsys, path.Join(dir, recDir), &c); err != nil {
+		return Case{}, err
 	}
 	return c, nil
 }
 
-// newSideLine reports whether line is on the new side of a hunk of file,
-// with the review pipeline's own parser.
-func newSideLine(files []*diff.File, file string, line int) bool {
-	for _, f := range files {
-		if f.Path() == normFile(file) {
-			_, ok := f.NewLine(line)
-			return ok
+// loadHead reads head/** into a map keyed by the path under head/.
+func loadHead(fsys fs.FS, dir string) (map[string]string, error) {
+	head := map[string]string{}
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		head[strings.TrimPrefix(p, dir+"/")] = string(b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCase, dir, err)
+	}
+	return head, nil
+}
+
+// newSideRange reports whether line..end are all on the new side of a hunk
+// of file, with the review pipeline's own parser.
+func newSideRange(files []*diff.File, file string, line, end int) bool {
+	f := fileOf(files, file)
+	if f == nil {
+		return false
+	}
+	for n := line; n <= end; n++ {
+		if _, ok := f.NewLine(n); !ok {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// fileOf finds file (normalized) among files, or nil.
+func fileOf(files []*diff.File, file string) *diff.File {
+	for _, f := range files {
+		if f.Path() == normFile(file) {
+			return f
+		}
+	}
+	return nil
 }
 
 // ParseTruth parses ground-truth JSONL: one Issue a line, blank lines
-// allowed. Unknown fields, unknown personas, invalid severities, duplicate
-// ids and an excluded issue without a reason are errors; each error starts
-// with ":<line>: " so callers can prefix the file name.
+// allowed. An issue names its personas in `personas` (a list), `persona`
+// (one, the scripted format), or both (then `persona` must be the first of
+// `personas`); `line_end` defaults to `line`. Unknown fields, unknown
+// personas, invalid severities, duplicate ids and an excluded issue without
+// a reason are errors; each error starts with ":<line>: " so callers can
+// prefix the file name.
 func ParseTruth(b []byte) ([]Issue, error) {
 	var out []Issue
 	seen := map[string]bool{}
@@ -186,14 +315,17 @@ func ParseTruth(b []byte) ([]Issue, error) {
 			continue
 		}
 		var raw struct {
-			ID             *string `json:"id"`
-			Persona        *string `json:"persona"`
-			File           *string `json:"file"`
-			Line           *int    `json:"line"`
-			Severity       *string `json:"severity"`
-			Description    *string `json:"description"`
-			Excluded       *bool   `json:"excluded"`
-			ExcludedReason *string `json:"excluded_reason"`
+			ID             *string  `json:"id"`
+			Persona        *string  `json:"persona"`
+			Personas       []string `json:"personas"`
+			File           *string  `json:"file"`
+			Line           *int     `json:"line"`
+			LineEnd        *int     `json:"line_end"`
+			Severity       *string  `json:"severity"`
+			Category       *string  `json:"category"`
+			Description    *string  `json:"description"`
+			Excluded       *bool    `json:"excluded"`
+			ExcludedReason *string  `json:"excluded_reason"`
 		}
 		if err := decodeStrict(line, &raw); err != nil {
 			return nil, fmt.Errorf(":%d: %w", n, err)
@@ -201,25 +333,50 @@ func ParseTruth(b []byte) ([]Issue, error) {
 		fail := func(format string, a ...any) error {
 			return fmt.Errorf(":%d: "+format, append([]any{n}, a...)...)
 		}
+		personas := slices.Clone(raw.Personas)
+		if raw.Persona != nil {
+			if len(personas) == 0 {
+				personas = []string{*raw.Persona}
+			} else if personas[0] != *raw.Persona {
+				return nil, fail("persona %q must be the first of personas %q", *raw.Persona, personas)
+			}
+		}
 		switch {
 		case raw.ID == nil || *raw.ID == "":
 			return nil, fail("id is required")
 		case seen[*raw.ID]:
 			return nil, fail("duplicate id %q", *raw.ID)
-		case raw.Persona == nil || !KnownPersona(*raw.Persona):
-			return nil, fail("persona must be one of %s", strings.Join(knownPersonas(), ", "))
+		case len(personas) == 0:
+			return nil, fail("personas (or persona) is required")
 		case raw.File == nil || normFile(*raw.File) == "":
 			return nil, fail("file is required")
 		case raw.Line == nil || *raw.Line < 1:
 			return nil, fail("line must be an integer >= 1")
+		case raw.LineEnd != nil && *raw.LineEnd < *raw.Line:
+			return nil, fail("line_end %d is before line %d", *raw.LineEnd, *raw.Line)
 		case raw.Severity == nil || !finding.Severity(*raw.Severity).Valid():
 			return nil, fail("severity must be P0, P1, P2 or P3")
 		case raw.Description == nil || strings.TrimSpace(*raw.Description) == "":
 			return nil, fail("description is required")
 		}
+		for _, p := range personas {
+			if !KnownPersona(p) {
+				return nil, fail("persona %q: each persona must be one of %s", p, strings.Join(knownPersonas(), ", "))
+			}
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(personas)))) != len(personas) {
+			return nil, fail("personas %q lists a persona twice", personas)
+		}
 		is := Issue{
-			ID: *raw.ID, Persona: *raw.Persona, File: normFile(*raw.File), Line: *raw.Line,
+			ID: *raw.ID, Persona: personas[0], Personas: personas, File: normFile(*raw.File),
+			Line: *raw.Line, LineEnd: *raw.Line,
 			Severity: finding.Severity(*raw.Severity), Description: *raw.Description,
+		}
+		if raw.LineEnd != nil {
+			is.LineEnd = *raw.LineEnd
+		}
+		if raw.Category != nil {
+			is.Category = *raw.Category
 		}
 		if raw.Excluded != nil {
 			is.Excluded = *raw.Excluded
@@ -268,11 +425,12 @@ func normFile(p string) string {
 	return p
 }
 
-// knownPersonas returns the eleven personas of SPEC section 1, Stage 3, in
-// the table's order (the order reports use).
+// knownPersonas returns the shipped personas (SPEC section 1, Stage 3, then
+// the stack personas of section 7.5) in persona.Names order (the order
+// reports use).
 func knownPersonas() []string { return persona.Names() }
 
-// KnownPersona reports whether name is one of the SPEC's eleven personas.
+// KnownPersona reports whether name is one of the shipped personas.
 func KnownPersona(name string) bool { return slices.Contains(knownPersonas(), name) }
 
 // sortPersonas sorts names in SPEC order; unknown names go last, by name.

@@ -42,7 +42,7 @@ func TestShippedCases(t *testing.T) {
 		}
 		// Every persona evaluated on a case has a recording.
 		for _, p := range c.Personas() {
-			path := DefaultRoot + "/" + c.Name + "/recorded/" + p + ".json"
+			path := DefaultRoot + "/" + c.Suite + "/" + c.Name + "/recorded/" + p + ".json"
 			b, err := fs.ReadFile(fixtures.FS, path)
 			if err != nil {
 				t.Errorf("%s: %v", c.Name, err)
@@ -80,9 +80,9 @@ index 1111111..2222222 100644
 func caseFS(files map[string]string) fstest.MapFS {
 	m := fstest.MapFS{}
 	base := map[string]string{
-		"cases/c/pr.json":            `{"title":"t","body":""}`,
-		"cases/c/diff.patch":         okDiff,
-		"cases/c/ground_truth.jsonl": `{"id":"i","persona":"correctness","file":"a.go","line":11,"severity":"P1","description":"d","excluded":false}` + "\n",
+		"cases/scripted/c/pr.json":            `{"title":"t","body":""}`,
+		"cases/scripted/c/diff.patch":         okDiff,
+		"cases/scripted/c/ground_truth.jsonl": `{"id":"i","persona":"correctness","file":"a.go","line":11,"severity":"P1","description":"d","excluded":false}` + "\n",
 	}
 	for k, v := range files {
 		base[k] = v
@@ -96,31 +96,31 @@ func caseFS(files map[string]string) fstest.MapFS {
 }
 
 func TestLoadErrors(t *testing.T) {
-	gt := func(s string) map[string]string { return map[string]string{"cases/c/ground_truth.jsonl": s} }
+	gt := func(s string) map[string]string { return map[string]string{"cases/scripted/c/ground_truth.jsonl": s} }
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
 		want  string // substring of the error
 	}{
-		{"pr unknown field", map[string]string{"cases/c/pr.json": `{"title":"t","body":"","x":1}`}, `cases/c/pr.json: json: unknown field "x"`},
-		{"pr missing title", map[string]string{"cases/c/pr.json": `{"body":""}`}, "cases/c/pr.json: title"},
-		{"no diff", map[string]string{"cases/c/diff.patch": "<nil>"}, "diff.patch"},
-		{"hunk too short", map[string]string{"cases/c/diff.patch": strings.Replace(okDiff, "+10,4", "+10,5", 1)}, "cases/c/diff.patch: diff: line 9 (a.go): unexpected end of input"},
-		{"hunk too long", map[string]string{"cases/c/diff.patch": strings.Replace(okDiff, "+10,4", "+10,3", 1)}, "beyond the hunk header's line counts"},
-		{"gt unknown persona", gt("\n" + `{"id":"i","persona":"securty","file":"a.go","line":11,"severity":"P1","description":"d"}`), "cases/c/ground_truth.jsonl:2: persona must be one of"},
+		{"pr unknown field", map[string]string{"cases/scripted/c/pr.json": `{"title":"t","body":"","x":1}`}, `cases/scripted/c/pr.json: json: unknown field "x"`},
+		{"pr missing title", map[string]string{"cases/scripted/c/pr.json": `{"body":""}`}, "cases/scripted/c/pr.json: title"},
+		{"no diff", map[string]string{"cases/scripted/c/diff.patch": "<nil>"}, "diff.patch"},
+		{"hunk too short", map[string]string{"cases/scripted/c/diff.patch": strings.Replace(okDiff, "+10,4", "+10,5", 1)}, "cases/scripted/c/diff.patch: diff: line 9 (a.go): unexpected end of input"},
+		{"hunk too long", map[string]string{"cases/scripted/c/diff.patch": strings.Replace(okDiff, "+10,4", "+10,3", 1)}, "beyond the hunk header's line counts"},
+		{"gt unknown persona", gt("\n" + `{"id":"i","persona":"securty","file":"a.go","line":11,"severity":"P1","description":"d"}`), "cases/scripted/c/ground_truth.jsonl:2: persona \"securty\": each persona must be one of"},
 		{"gt unknown field", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"P1","description":"d","why":"x"}`), `ground_truth.jsonl:1: json: unknown field "why"`},
 		{"gt bad severity", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"high","description":"d"}`), "ground_truth.jsonl:1: severity"},
 		{"gt float line", gt(`{"id":"i","persona":"security","file":"a.go","line":1.5,"severity":"P1","description":"d"}`), "ground_truth.jsonl:1: json"},
 		{"gt duplicate id", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"P1","description":"d"}` + "\n" + `{"id":"i","persona":"security","file":"a.go","line":12,"severity":"P1","description":"d"}`), `ground_truth.jsonl:2: duplicate id "i"`},
 		{"gt excluded without reason", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"P1","description":"d","excluded":true}`), "ground_truth.jsonl:1: excluded_reason"},
 		{"gt reason without excluded", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"P1","description":"d","excluded_reason":"r"}`), "ground_truth.jsonl:1: excluded_reason"},
-		{"gt line outside hunks", gt(`{"id":"i","persona":"security","file":"a.go","line":14,"severity":"P1","description":"d"}`), `issue "i": a.go:14 is not on the new side`},
-		{"gt file not in diff", gt(`{"id":"i","persona":"security","file":"b.go","line":11,"severity":"P1","description":"d"}`), "b.go:11 is not on the new side"},
+		{"gt line outside hunks", gt(`{"id":"i","persona":"security","file":"a.go","line":14,"severity":"P1","description":"d"}`), `issue "i": a.go:14-14 is not on the new side`},
+		{"gt file not in diff", gt(`{"id":"i","persona":"security","file":"b.go","line":11,"severity":"P1","description":"d"}`), "b.go:11-11 is not on the new side"},
 		{"gt trailing data", gt(`{"id":"i","persona":"security","file":"a.go","line":11,"severity":"P1","description":"d"} {}`), "ground_truth.jsonl:1: trailing data"},
-		{"recording for unknown persona", map[string]string{"cases/c/recorded/sec.json": "{}"}, "cases/c/recorded/sec.json: want <persona>.json"},
+		{"recording for unknown persona", map[string]string{"cases/scripted/c/recorded/sec.json": "{}"}, "cases/scripted/c/recorded/sec.json: want <persona>.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(caseFS(tc.files), "cases")
+			_, err := LoadSuite(caseFS(tc.files), "cases", SuiteScripted)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got error %v; want one containing %q", err, tc.want)
 			}
@@ -132,11 +132,12 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadGood(t *testing.T) {
-	cs, err := Load(caseFS(map[string]string{
-		"cases/README.md":                   "not a case",
-		"cases/c/recorded/security.json":    "{}",
-		"cases/c/recorded/correctness.json": "{}",
-	}), "cases")
+	cs, err := LoadSuite(caseFS(map[string]string{
+		"cases/scripted/c/recorded/source.json":      `{"source":"scripted"}`,
+		"cases/scripted/README.md":                   "not a case",
+		"cases/scripted/c/recorded/security.json":    "{}",
+		"cases/scripted/c/recorded/correctness.json": "{}",
+	}), "cases", SuiteScripted)
 	if err != nil {
 		t.Fatal(err)
 	}

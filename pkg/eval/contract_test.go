@@ -42,7 +42,7 @@ func TestShippedCasesAgainstPipeline(t *testing.T) {
 			}
 		}
 		for _, p := range c.Recorded {
-			name := path.Join(DefaultRoot, c.Name, recDir, p+".json")
+			name := path.Join(DefaultRoot, c.Suite, c.Name, recDir, p+".json")
 			b, err := fs.ReadFile(fixtures.FS, name)
 			if err != nil {
 				t.Fatal(err)

@@ -8,17 +8,30 @@ import (
 	"strings"
 )
 
-// jsonLine is one JSONL record; Kind is "pair", "persona" or "overall".
+// ScriptedNotice is the line every output carries when any answer was
+// scripted by hand: those numbers test the scorer, not a model.
+const ScriptedNotice = "NOTE: answers scripted by hand test the scorer, not a model: these numbers say nothing about any model's quality."
+
+// NoAnswersNotice is the line an output carries when nothing was scored.
+const NoAnswersNotice = "NOTE: no case here has answers (record them with --live --record): the persona and pipeline tables are empty."
+
+// jsonLine is one JSONL record; Kind is "pair", "persona", "overall",
+// "pipeline-case", "pipeline", "validator" or "runs".
 type jsonLine struct {
-	Kind    string `json:"kind"`
-	Persona string `json:"persona"`
-	Case    string `json:"case,omitempty"`
-	Cases   int    `json:"cases,omitempty"`
-	Failed  any    `json:"failed"` // pair: reason or null; summary: count
+	Kind string `json:"kind"`
+	Run  int    `json:"run,omitempty"` // 1..N with --runs N > 1
+	// Answers says where the answers came from (summary lines).
+	Answers  string `json:"answers,omitempty"`
+	Scripted *bool  `json:"scripted,omitempty"`
+	Persona  string `json:"persona,omitempty"`
+	Case     string `json:"case,omitempty"`
+	Cases    int    `json:"cases,omitempty"`
+	Failed   any    `json:"failed"` // pair: reason or null; summary: count
 	Counts
 	Recall      Ratio           `json:"recall"`
 	Precision   Ratio           `json:"precision"`
 	F1          Ratio           `json:"f1"`
+	SevAgree    Ratio           `json:"severity_agreement"`
 	Calibration []AnchorStat    `json:"calibration"`
 	Matched     []string        `json:"matched,omitempty"`
 	Missed      []string        `json:"missed,omitempty"`
@@ -26,51 +39,166 @@ type jsonLine struct {
 	Results     []FindingResult `json:"results,omitempty"`
 }
 
-// WriteJSONL writes r as JSON Lines: one line per pair, then one summary line
-// per persona, then the overall line, in the report's (stable) order.
-// Undefined ratios are null.
-func WriteJSONL(w io.Writer, r Report) error {
+// pipelineLine is the JSONL summary of the whole pipeline.
+type pipelineLine struct {
+	Kind               string       `json:"kind"`
+	Run                int          `json:"run,omitempty"`
+	Answers            string       `json:"answers"`
+	Scripted           bool         `json:"scripted"`
+	FailOn             string       `json:"fail_on"`
+	Cases              int          `json:"cases"`
+	BugCases           int          `json:"bug_cases"`
+	CleanCases         int          `json:"clean_cases"`
+	Failed             int          `json:"failed"`
+	Posted             int          `json:"posted"`
+	TP                 int          `json:"tp"`
+	FP                 int          `json:"fp"`
+	FN                 int          `json:"fn"`
+	Duplicates         int          `json:"duplicates"`
+	Precision          Ratio        `json:"posted_precision"`
+	Recall             Ratio        `json:"recall"`
+	SevAgree           Ratio        `json:"severity_agreement"`
+	FindingsPerCleanPR Ratio        `json:"findings_per_clean_pr"`
+	CleanFailing       int          `json:"clean_failing"`
+	CleanFailShare     Ratio        `json:"clean_fail_share"`
+	BugFailing         int          `json:"bug_failing"`
+	BugFailShare       Ratio        `json:"bug_fail_share"`
+	Gated              int          `json:"gated"`
+	Validated          int          `json:"validated"`
+	DroppedReal        int          `json:"validator_dropped_real"`
+	Calibration        []AnchorStat `json:"calibration"`
+}
+
+type validatorLine struct {
+	Kind     string `json:"kind"`
+	Run      int    `json:"run,omitempty"`
+	Answers  string `json:"answers"`
+	Scripted bool   `json:"scripted"`
+	Items    int    `json:"items"`
+	Confusion
+	Precision   Ratio        `json:"precision"`
+	Recall      Ratio        `json:"recall"`
+	Specificity Ratio        `json:"specificity"`
+	Accuracy    Ratio        `json:"accuracy"`
+	Results     []PoolResult `json:"results"`
+}
+
+// WriteJSONL writes r as JSON Lines: one line per pair, one summary line
+// per persona, the overall line, then one line per pipeline case, the
+// pipeline summary, and the validator's line when the pool ran. Summary
+// lines say where the answers came from. Undefined ratios are null.
+func WriteJSONL(w io.Writer, r Report) error { return writeJSONL(w, r, 0) }
+
+func writeJSONL(w io.Writer, r Report, run int) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	encode := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("eval: write jsonl: %w", err)
+		}
+		return nil
+	}
+	answers, scripted := r.SourceLabel(), r.Scripted()
 	for _, p := range r.Pairs {
 		var failed any
 		if p.Failed != "" {
 			failed = p.Failed
 		}
-		if err := enc.Encode(jsonLine{
-			Kind: "pair", Persona: p.Persona, Case: p.Case, Failed: failed, Counts: p.Counts,
-			Recall: p.Recall(), Precision: p.Precision(), F1: p.F1(), Calibration: p.Calibration,
+		if err := encode(jsonLine{
+			Kind: "pair", Run: run, Persona: p.Persona, Case: p.Case, Failed: failed, Counts: p.Counts,
+			Recall: p.Recall(), Precision: p.Precision(), F1: p.F1(), SevAgree: p.SeverityAgreement(), Calibration: p.Calibration,
 			Matched: p.Matched, Missed: p.Missed, ExcludedIDs: p.ExcludedIDs, Results: p.Results,
 		}); err != nil {
-			return fmt.Errorf("eval: write jsonl: %w", err)
-		}
-	}
-	write := func(kind string, s Summary) error {
-		if err := enc.Encode(jsonLine{
-			Kind: kind, Persona: s.Persona, Cases: s.Cases, Failed: s.Failed, Counts: s.Counts,
-			Recall: s.Recall(), Precision: s.Precision(), F1: s.F1(), Calibration: s.Calibration,
-		}); err != nil {
-			return fmt.Errorf("eval: write jsonl: %w", err)
-		}
-		return nil
-	}
-	for _, s := range r.Personas {
-		if err := write("persona", s); err != nil {
 			return err
 		}
 	}
-	return write("overall", r.Overall)
+	summary := func(kind string, s Summary) error {
+		return encode(jsonLine{
+			Kind: kind, Run: run, Answers: answers, Scripted: &scripted, Persona: s.Persona, Cases: s.Cases, Failed: s.Failed, Counts: s.Counts,
+			Recall: s.Recall(), Precision: s.Precision(), F1: s.F1(), SevAgree: s.SeverityAgreement(), Calibration: s.Calibration,
+		})
+	}
+	for _, s := range r.Personas {
+		if err := summary("persona", s); err != nil {
+			return err
+		}
+	}
+	if err := summary("overall", r.Overall); err != nil {
+		return err
+	}
+	ps := r.Pipeline
+	if ps.Cases > 0 {
+		for _, c := range ps.Results {
+			cl := struct {
+				Kind string `json:"kind"`
+				Run  int    `json:"run,omitempty"`
+				CaseResult
+				Precision Ratio `json:"posted_precision"`
+				Recall    Ratio `json:"recall"`
+			}{"pipeline-case", run, c, c.Precision(), c.Recall()}
+			if err := encode(cl); err != nil {
+				return err
+			}
+		}
+		if err := encode(pipelineLine{
+			Kind: "pipeline", Run: run, Answers: answers, Scripted: scripted, FailOn: FailOn,
+			Cases: ps.Cases, BugCases: ps.BugCases, CleanCases: ps.CleanCases, Failed: ps.Failed,
+			Posted: ps.Findings, TP: ps.TP, FP: ps.FP, FN: ps.FN, Duplicates: ps.Duplicates,
+			Precision: ps.Precision(), Recall: ps.Recall(), SevAgree: ps.SeverityAgreement(),
+			FindingsPerCleanPR: ps.FindingsPerCleanPR(), CleanFailing: ps.CleanFailing, CleanFailShare: ps.CleanFailShare(),
+			BugFailing: ps.BugFailing, BugFailShare: ps.BugFailShare(),
+			Gated: ps.Gated, Validated: ps.Validated, DroppedReal: ps.DroppedReal, Calibration: ps.Calibration,
+		}); err != nil {
+			return err
+		}
+	}
+	if v := r.Validator; v != nil {
+		if err := encode(validatorLine{
+			Kind: "validator", Run: run, Answers: v.Source.Label(), Scripted: !v.Source.IsModel(), Items: len(v.Results),
+			Confusion: v.Confusion, Precision: v.Precision(), Recall: v.Recall(), Specificity: v.Specificity(),
+			Accuracy: v.Accuracy(), Results: v.Results,
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// WriteTable writes r as a fixed-width text table in three parts: every
-// pair, the per-persona summaries with the overall line, and calibration
-// (matched/scored findings and share, per anchor). Columns: findings =
-// tp + fp + dup + xhit (findings on excluded issues) + pre (flagged
-// pre-existing, unscored); fn are misses, excl the excluded issues, off the
-// false positives that sit on another persona's issue. "-" is an undefined
-// ratio (0/0).
+// anyScripted reports whether any part of r (the cases' answers or the
+// validator pool's) was scripted by hand.
+func anyScripted(r Report) bool {
+	return r.Scripted() || (r.Validator != nil && !r.Validator.Source.IsModel())
+}
+
+// writeHeader says where the answers came from, and, when any were scripted
+// by hand, that the numbers are not a model's.
+func writeHeader(bw *bufio.Writer, r Report) {
+	fmt.Fprintf(bw, "answers: %s\n", r.SourceLabel())
+	if anyScripted(r) {
+		fmt.Fprintln(bw, ScriptedNotice)
+	}
+	if len(r.Sources) == 0 {
+		fmt.Fprintln(bw, NoAnswersNotice)
+	}
+	if len(r.Unscored) > 0 {
+		fmt.Fprintf(bw, "not scored (no recorded answers; run with --live to score them): %d %s\n",
+			len(r.Unscored), plural(len(r.Unscored), "case", "cases"))
+	}
+}
+
+// WriteTable writes r as fixed-width text: the answers' source (and the
+// scripted notice), every pair, the per-persona summaries with the overall
+// line, calibration per anchor (matched/scored findings and share), the
+// whole pipeline per case and summed, and the validator alone. Columns:
+// findings = tp + fp + dup + xhit (findings on excluded issues) + pre
+// (flagged pre-existing, unscored); fn are misses, excl the excluded
+// issues, off the false positives that sit on another persona's issue, sev
+// the share of true positives at the labelled severity. "-" is an
+// undefined ratio (0/0).
 func WriteTable(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
+	writeHeader(bw, r)
+	fmt.Fprintln(bw)
 	pw, cw := len("persona"), len("case")
 	for _, s := range append(r.Personas, r.Overall) {
 		pw = max(pw, len(s.Persona))
@@ -78,8 +206,11 @@ func WriteTable(w io.Writer, r Report) error {
 	for _, p := range r.Pairs {
 		cw = max(cw, len(p.Case))
 	}
+	for _, c := range r.Pipeline.Results {
+		cw = max(cw, len(c.Case))
+	}
 
-	fmt.Fprintln(bw, "per case")
+	fmt.Fprintf(bw, "per persona, each alone (answers: %s)\n", r.SourceLabel())
 	fmt.Fprintf(bw, "%-*s  %-*s  %8s %4s %4s %4s %4s %4s %4s %4s %4s  %s\n",
 		pw, "persona", cw, "case", "findings", "tp", "fp", "fn", "excl", "dup", "xhit", "pre", "off", "status")
 	for _, p := range r.Pairs {
@@ -93,39 +224,91 @@ func WriteTable(w io.Writer, r Report) error {
 	}
 
 	fmt.Fprintln(bw)
-	fmt.Fprintln(bw, "per persona")
-	fmt.Fprintf(bw, "%-*s  %5s %6s %8s %4s %4s %4s %4s %4s %4s %4s %4s  %6s %9s %6s\n",
+	fmt.Fprintf(bw, "per persona summary (answers: %s)\n", r.SourceLabel())
+	fmt.Fprintf(bw, "%-*s  %5s %6s %8s %4s %4s %4s %4s %4s %4s %4s %4s  %6s %9s %6s %6s\n",
 		pw, "persona", "cases", "failed", "findings", "tp", "fp", "fn", "excl", "dup", "xhit", "pre", "off",
-		"recall", "precision", "f1")
+		"recall", "precision", "f1", "sev")
 	row := func(s Summary) {
-		fmt.Fprintf(bw, "%-*s  %5d %6d %8d %4d %4d %4d %4d %4d %4d %4d %4d  %6s %9s %6s\n",
+		fmt.Fprintf(bw, "%-*s  %5d %6d %8d %4d %4d %4d %4d %4d %4d %4d %4d  %6s %9s %6s %6s\n",
 			pw, s.Persona, s.Cases, s.Failed, s.Findings, s.TP, s.FP, s.FN, s.Excluded, s.Duplicates,
-			s.ExcludedHits, s.PreExisting, s.OffPersona, s.Recall(), s.Precision(), s.F1())
+			s.ExcludedHits, s.PreExisting, s.OffPersona, s.Recall(), s.Precision(), s.F1(), s.SeverityAgreement())
 	}
 	for _, s := range r.Personas {
 		row(s)
 	}
-	fmt.Fprintln(bw, strings.Repeat("-", pw+2+5+1+6+1+8+9*5+2+6+1+9+1+6))
+	fmt.Fprintln(bw, strings.Repeat("-", pw+2+5+1+6+1+8+9*5+2+6+1+9+1+6+1+6))
 	row(r.Overall)
 
 	fmt.Fprintln(bw)
-	fmt.Fprintln(bw, "calibration (matched/scored findings at each anchor)")
+	fmt.Fprintf(bw, "calibration (matched/scored findings at each anchor; answers: %s)\n", r.SourceLabel())
 	fmt.Fprintf(bw, "%-*s", pw, "persona")
 	for _, a := range r.Overall.Calibration {
 		fmt.Fprintf(bw, "  %10s", fmt.Sprintf("@%d", a.Anchor))
 	}
 	fmt.Fprintln(bw)
-	for _, s := range append(r.Personas, r.Overall) {
-		fmt.Fprintf(bw, "%-*s", pw, s.Persona)
-		for _, a := range s.Calibration {
+	cal := func(name string, as []AnchorStat) {
+		fmt.Fprintf(bw, "%-*s", pw, name)
+		for _, a := range as {
 			fmt.Fprintf(bw, "  %10s", cell(a))
 		}
 		fmt.Fprintln(bw)
+	}
+	for _, s := range append(r.Personas, r.Overall) {
+		cal(s.Persona, s.Calibration)
+	}
+	if r.Pipeline.Cases > 0 {
+		cal("pipeline", r.Pipeline.Calibration)
+		writePipeline(bw, r, cw)
+	}
+	if r.Validator != nil {
+		writeValidator(bw, *r.Validator)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("eval: write table: %w", err)
 	}
 	return nil
+}
+
+func writePipeline(bw *bufio.Writer, r Report, cw int) {
+	ps := r.Pipeline
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator, fail-on %s (answers: %s)\n", FailOn, r.SourceLabel())
+	fmt.Fprintf(bw, "%-*s  %5s  %6s %4s %4s %4s %4s  %5s %5s %6s  %-16s %-10s  %s\n",
+		cw, "case", "clean", "posted", "tp", "fp", "fn", "dup", "gated", "valid", "dreal", "verdict", "check", "team")
+	for _, c := range ps.Results {
+		clean := "no"
+		if c.Clean {
+			clean = "yes"
+		}
+		team := strings.Join(c.Team, ",")
+		if team == "" {
+			team = "(no persona selected)"
+		}
+		if c.Failed != "" {
+			team = "failed: " + oneLine(c.Failed)
+		}
+		fmt.Fprintf(bw, "%-*s  %5s  %6d %4d %4d %4d %4d  %5d %5d %6d  %-16s %-10s  %s\n",
+			cw, c.Case, clean, c.Findings, c.TP, c.FP, c.FN, c.Duplicates, c.Gated, c.Validated, c.DroppedReal,
+			c.Verdict, c.Conclusion, team)
+	}
+	fmt.Fprintf(bw, "cases %d (%d with bugs, %d clean), %d failed\n", ps.Cases, ps.BugCases, ps.CleanCases, ps.Failed)
+	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s\n",
+		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement())
+	fmt.Fprintf(bw, "findings per clean PR %s (%d on %d)   clean PRs whose check fails %s (%d/%d)   buggy PRs whose check fails %s (%d/%d)\n",
+		ps.FindingsPerCleanPR(), ps.CleanFindings, ps.CleanCases, ps.CleanFailShare(), ps.CleanFailing, ps.CleanCases,
+		ps.BugFailShare(), ps.BugFailing, ps.BugCases)
+	fmt.Fprintf(bw, "validator in the pipeline: %d gated, %d confirmed, %d rejected that sat on a labelled issue\n",
+		ps.Gated, ps.Validated, ps.DroppedReal)
+}
+
+func writeValidator(bw *bufio.Writer, v ValidatorReport) {
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "validator alone: %d labelled candidate findings (answers: %s)\n", len(v.Results), v.Source.Label())
+	fmt.Fprintf(bw, "%-10s  %9s %8s\n", "", "validated", "rejected")
+	fmt.Fprintf(bw, "%-10s  %9d %8d\n", "real", v.TP, v.FN)
+	fmt.Fprintf(bw, "%-10s  %9d %8d\n", "not real", v.FP, v.TN)
+	fmt.Fprintf(bw, "precision %s   recall %s   specificity %s   accuracy %s   failed %d (counted as rejected)\n",
+		v.Precision(), v.Recall(), v.Specificity(), v.Accuracy(), v.Failed)
 }
 
 // cell prints "m/n pp%" or "-" when no finding sat at the anchor.

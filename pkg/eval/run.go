@@ -1,21 +1,21 @@
 package eval
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
 // Answerer produces one persona's raw answer (a findings-schema JSON object)
@@ -28,8 +28,8 @@ type Answerer interface {
 // ErrNoRecording is wrapped when Recorded has no answer for a pair.
 var ErrNoRecording = errors.New("eval: no recorded answer")
 
-// Recorded answers from files <Root>/<case>/recorded/<persona>.json in FS.
-// A zero FS means fixtures.FS, a zero Root means DefaultRoot.
+// Recorded answers from files <Root>/<suite>/<case>/recorded/<persona>.json
+// in FS. A zero FS means fixtures.FS, a zero Root means DefaultRoot.
 type Recorded struct {
 	FS   fs.FS
 	Root string
@@ -47,10 +47,10 @@ func (r Recorded) Answer(ctx context.Context, persona string, c Case) ([]byte, e
 	if root == "" {
 		root = DefaultRoot
 	}
-	p := path.Join(root, c.Name, recDir, persona+".json")
+	p := path.Join(root, c.Suite, c.Name, recDir, persona+".json")
 	b, err := fs.ReadFile(fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w for persona %q on case %q (want %s)", ErrNoRecording, persona, c.Name, p)
+		return nil, fmt.Errorf("%w for persona %q on case %q (want %s)", ErrNoRecording, persona, c.ID(), p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("eval: read recording: %w", err)
@@ -58,71 +58,90 @@ func (r Recorded) Answer(ctx context.Context, persona string, c Case) ([]byte, e
 	return b, nil
 }
 
-// Recorder wraps an Answerer and writes every answer it gets to
-// <Dir>/<case>/recorded/<persona>.json, the layout Recorded reads, so a live
-// run can refresh the fixtures. Valid JSON is re-indented for review; other
-// bytes are written as received.
-type Recorder struct {
-	Next Answerer
-	Dir  string
-}
-
-// Answer implements Answerer.
-func (r Recorder) Answer(ctx context.Context, persona string, c Case) ([]byte, error) {
-	b, err := r.Next.Answer(ctx, persona, c)
-	if err != nil {
-		return nil, err
-	}
-	if !filepath.IsLocal(persona) || !filepath.IsLocal(c.Name) || strings.ContainsAny(persona+c.Name, `/\`) {
-		return nil, fmt.Errorf("eval: record: unsafe name %q/%q", c.Name, persona)
-	}
-	dir := filepath.Join(r.Dir, c.Name, recDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("eval: record: %w", err)
-	}
-	out := b
-	var buf bytes.Buffer
-	if json.Indent(&buf, b, "", "  ") == nil {
-		buf.WriteByte('\n')
-		out = buf.Bytes()
-	}
-	if err := os.WriteFile(filepath.Join(dir, persona+".json"), out, 0o644); err != nil {
-		return nil, fmt.Errorf("eval: record: %w", err)
-	}
-	return b, nil
+// Options configure a Run.
+type Options struct {
+	// Personas restricts the personas evaluated (and the pipeline's team);
+	// empty means all.
+	Personas []string
+	// Answerer gives each persona's answer for the per-persona scores.
+	Answerer Answerer
+	// Model is the live model. Nil means offline: only cases with recorded
+	// answers are scored, the pipeline runs on them with the recorded
+	// validator verdicts. Set, the pipeline asks it for the personas the
+	// Answerer was not asked and for every validation.
+	Model     llm.Completer
+	ModelName string
+	// Source labels a live run's answers (Kind SourceLive); offline each
+	// case's recorded Source is used.
+	Source Source
+	// Team are the persona definitions the pipeline selects from; nil loads
+	// prompts/.
+	Team []persona.Persona
+	// Judge, when set, is asked whether each line-overlap match is the same
+	// issue.
+	Judge Judge
+	// Recorder, when set, saves every live answer and verdict.
+	Recorder *Recorder
+	// Concurrency bounds the pairs (and pipeline cases) run at once; values
+	// below 1 mean 1.
+	Concurrency int
+	// NoPipeline skips the whole-pipeline scores.
+	NoPipeline bool
+	// Pool, when set, runs the validator alone on it; PoolCases are the
+	// cases its items name (nil means the run's cases).
+	Pool      *Pool
+	PoolCases []Case
 }
 
 // Run evaluates every (persona, case) pair: for each case, each persona its
-// ground truth names or that has a recorded answer, restricted to personas
-// when that is non-empty. Pairs run in parallel, at most concurrency at once
-// (values below 1 mean 1). An Answerer error or a malformed answer fails
-// that pair, recorded in the report; Run itself fails only on an unknown
-// persona in the restriction or a cancelled context.
-func Run(ctx context.Context, cases []Case, personas []string, ans Answerer, concurrency int) (Report, error) {
-	for _, p := range personas {
+// ground truth names or that has a recorded answer, restricted to
+// o.Personas when that is non-empty; then, unless o.NoPipeline, the whole
+// pipeline on each case. Offline (o.Model nil), cases without recorded
+// answers are listed as not scored. An Answerer error or a malformed answer
+// fails that pair, recorded in the report; Run itself fails only on an
+// unknown persona in the restriction or a cancelled context.
+func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
+	for _, p := range o.Personas {
 		if !KnownPersona(p) {
 			return Report{}, fmt.Errorf("eval: unknown persona %q (known: %s)", p, strings.Join(knownPersonas(), ", "))
 		}
 	}
+	if o.Team == nil && !o.NoPipeline {
+		team, err := persona.Load()
+		if err != nil {
+			return Report{}, fmt.Errorf("eval: %w", err)
+		}
+		o.Team = team
+	}
+	var scored, unscored []Case
+	for _, c := range cases {
+		if o.Model == nil && len(c.Recorded) == 0 {
+			unscored = append(unscored, c)
+			continue
+		}
+		scored = append(scored, c)
+	}
+
 	type pair struct {
 		persona string
 		c       Case
 	}
 	var pairs []pair
-	for _, c := range cases {
+	for _, c := range scored {
 		for _, p := range c.Personas() {
-			if len(personas) == 0 || slices.Contains(personas, p) {
+			if len(o.Personas) == 0 || slices.Contains(o.Personas, p) {
 				pairs = append(pairs, pair{p, c})
 			}
 		}
 	}
 
+	answers := newAnswerSet()
 	results := make([]PairResult, len(pairs))
 	var g errgroup.Group
-	g.SetLimit(max(concurrency, 1))
+	g.SetLimit(max(o.Concurrency, 1))
 	for i, pr := range pairs {
 		g.Go(func() error {
-			results[i] = evaluate(ctx, pr.persona, pr.c, ans)
+			results[i] = evaluate(ctx, pr.persona, pr.c, o, answers)
 			return nil
 		})
 	}
@@ -130,17 +149,95 @@ func Run(ctx context.Context, cases []Case, personas []string, ans Answerer, con
 	if err := ctx.Err(); err != nil {
 		return Report{}, fmt.Errorf("eval: run: %w", err)
 	}
-	return Summarize(results), nil
+	r := Summarize(results)
+
+	if !o.NoPipeline {
+		pipe := make([]CaseResult, len(scored))
+		for i, c := range scored {
+			g.Go(func() error {
+				pipe[i] = runPipeline(ctx, c, o, answers.of(c))
+				return nil
+			})
+		}
+		_ = g.Wait()
+		if err := ctx.Err(); err != nil {
+			return Report{}, fmt.Errorf("eval: run: %w", err)
+		}
+		r.Pipeline = SummarizePipeline(pipe)
+	}
+	for _, c := range unscored {
+		r.Unscored = append(r.Unscored, c.ID())
+	}
+	r.Sources = sourcesOf(scored, o)
+	if o.Pool != nil {
+		pc := o.PoolCases
+		if pc == nil {
+			pc = cases
+		}
+		v, err := RunValidator(ctx, o.Pool, pc, o.Model, o.ModelName, o.Source, o.Recorder, o.Concurrency)
+		if err != nil {
+			return Report{}, err
+		}
+		r.Validator = &v
+	}
+	return r, nil
+}
+
+// sourcesOf lists the answer sources of the scored cases, with counts.
+func sourcesOf(cases []Case, o Options) []SourceCount {
+	var out []SourceCount
+	for _, c := range cases {
+		s := c.Source
+		if o.Model != nil {
+			s = o.Source
+		}
+		i := slices.IndexFunc(out, func(sc SourceCount) bool { return sc.Source == s })
+		if i < 0 {
+			out = append(out, SourceCount{Source: s})
+			i = len(out) - 1
+		}
+		out[i].Cases++
+	}
+	return out
+}
+
+// answerSet keeps every parsed answer of the per-persona pass, so the
+// pipeline reuses them instead of asking again.
+type answerSet struct {
+	mu sync.Mutex
+	m  map[string]map[string][]byte // case id → persona → raw answer
+}
+
+func newAnswerSet() *answerSet { return &answerSet{m: map[string]map[string][]byte{}} }
+
+func (s *answerSet) put(c Case, persona string, b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m[c.ID()] == nil {
+		s.m[c.ID()] = map[string][]byte{}
+	}
+	s.m[c.ID()][persona] = b
+}
+
+func (s *answerSet) of(c Case) map[string][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[c.ID()]
 }
 
 // evaluate gets, parses and scores one pair.
-func evaluate(ctx context.Context, persona string, c Case, ans Answerer) PairResult {
+func evaluate(ctx context.Context, persona string, c Case, o Options, answers *answerSet) PairResult {
 	if err := ctx.Err(); err != nil {
 		return Failed(persona, c, err.Error())
 	}
-	b, err := ans.Answer(ctx, persona, c)
+	b, err := o.Answerer.Answer(ctx, persona, c)
 	if err != nil {
 		return Failed(persona, c, err.Error())
+	}
+	if o.Recorder != nil && o.Model != nil {
+		if err := o.Recorder.SavePersona(c, persona, b); err != nil {
+			return Failed(persona, c, err.Error())
+		}
 	}
 	a, err := ParseAnswer(b)
 	if err != nil {
@@ -149,5 +246,34 @@ func evaluate(ctx context.Context, persona string, c Case, ans Answerer) PairRes
 	if !strings.EqualFold(strings.TrimSpace(a.Reviewer), persona) {
 		return Failed(persona, c, fmt.Sprintf("%s: answer names reviewer %q, want %q", ErrMalformed, a.Reviewer, persona))
 	}
-	return Score(persona, c, a)
+	answers.put(c, persona, b)
+	rej, errs := judge(ctx, o.Judge, c, a.Findings, personaLane(persona))
+	p := ScoreWith(persona, c, a, rej)
+	p.JudgeErrors = errs
+	return p
+}
+
+// judge asks j about every candidate match of fs; a judge error leaves the
+// line-overlap match standing (the judge only ever removes matches) and is
+// counted.
+func judge(ctx context.Context, j Judge, c Case, fs []finding.Finding, inLane func(Issue) bool) (Rejections, int) {
+	if j == nil {
+		return nil, 0
+	}
+	errs := 0
+	byID := map[string]Issue{}
+	for _, is := range c.Truth {
+		byID[is.ID] = is
+	}
+	rej := Rejections{}
+	for _, e := range Candidates(c, fs, inLane) {
+		same, reason, err := j.SameIssue(ctx, c, byID[e.Issue], fs[e.Finding])
+		switch {
+		case err != nil:
+			errs++
+		case !same:
+			rej[e] = reason
+		}
+	}
+	return rej, errs
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,7 +39,7 @@ func TestRunOfflineGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), cases, nil, Recorded{}, 4)
+	r, err := Run(context.Background(), cases, Options{Answerer: Recorded{}, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestRunOfflineGolden(t *testing.T) {
 	golden(t, "offline.jsonl.golden", jsonl.Bytes())
 
 	// Run order must not leak into the output.
-	r1, err := Run(context.Background(), cases, nil, Recorded{}, 1)
+	r1, err := Run(context.Background(), cases, Options{Answerer: Recorded{}, Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +99,7 @@ func TestRunReportsFailedPairs(t *testing.T) {
 		"testing/c":     `{"reviewer":"correctness","findings":[],"residual_risks":[],"testing_gaps":[]}`,
 		// reliability: no answer at all.
 	}
-	r, err := Run(context.Background(), []Case{c}, nil, ans, 2)
+	r, err := Run(context.Background(), []Case{c}, Options{Answerer: ans, Concurrency: 2, Model: noModel{}, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestRunPairsAndRestriction(t *testing.T) {
 		{[]string{"security"}, "security"},
 		{[]string{"performance"}, ""},
 	} {
-		r, err := Run(context.Background(), []Case{c}, tc.restrict, ans, 8)
+		r, err := Run(context.Background(), []Case{c}, Options{Personas: tc.restrict, Answerer: ans, Concurrency: 8, Model: noModel{}, NoPipeline: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +155,7 @@ func TestRunPairsAndRestriction(t *testing.T) {
 			t.Errorf("restrict %v: pairs %v; want %s", tc.restrict, got, tc.want)
 		}
 	}
-	if _, err := Run(context.Background(), []Case{c}, []string{"securty"}, ans, 1); err == nil || !strings.Contains(err.Error(), `"securty"`) {
+	if _, err := Run(context.Background(), []Case{c}, Options{Personas: []string{"securty"}, Answerer: ans, NoPipeline: true}); err == nil || !strings.Contains(err.Error(), `"securty"`) {
 		t.Errorf("unknown persona: err = %v; want one naming it", err)
 	}
 }
@@ -164,7 +167,7 @@ func TestRunCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, cases, nil, Recorded{}, 2); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, cases, Options{Answerer: Recorded{}, Concurrency: 2}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
 }
@@ -175,9 +178,29 @@ func TestRecordedMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Recorded{}.Answer(context.Background(), "previous-comments", cases[0])
-	if !errors.Is(err, ErrNoRecording) || !strings.Contains(err.Error(), cases[0].Name+"/recorded/previous-comments.json") {
+	if !errors.Is(err, ErrNoRecording) || !strings.Contains(err.Error(), cases[0].ID()+"/recorded/previous-comments.json") {
 		t.Fatalf("err = %v; want ErrNoRecording naming the file", err)
 	}
+}
+
+// noModel is a live model that must not be called (per-persona tests that
+// want every case scored, recordings or not).
+type noModel struct{}
+
+func (noModel) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("noModel: not to be called")
+}
+
+// recordingAnswerer answers from Recorded while saving every answer, the
+// way a live run with --record does.
+type recordingAnswerer struct{ rec *Recorder }
+
+func (r recordingAnswerer) Answer(ctx context.Context, persona string, c Case) ([]byte, error) {
+	b, err := Recorded{}.Answer(ctx, persona, c)
+	if err != nil {
+		return nil, err
+	}
+	return b, r.rec.SavePersona(c, persona, b)
 }
 
 func TestRecorderRoundTrip(t *testing.T) {
@@ -186,16 +209,29 @@ func TestRecorderRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	rec := Recorder{Next: Recorded{}, Dir: dir}
-	r1, err := Run(context.Background(), cases, nil, rec, 4)
+	rec := &Recorder{Dir: dir, Source: Source{Kind: SourceRecorded, Model: "m-1", Date: "2026-11-25"}}
+	r1, err := Run(context.Background(), cases, Options{Answerer: recordingAnswerer{rec}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The recorded directory is a case root of its own for Recorded.
-	r2, err := Run(context.Background(), cases, nil, Recorded{FS: os.DirFS(dir), Root: "."}, 4)
+	// Recorded replays the directory to the same scores; source.json names
+	// the model and the day, and Load reads it back.
+	src, err := os.ReadFile(filepath.Join(dir, "scripted", cases[0].Name, "recorded", "source.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var s Source
+	if err := decodeStrict(src, &s); err != nil || s.Label() != "recorded from m-1 on 2026-11-25" {
+		t.Fatalf("source.json %s (%v); want recorded from m-1 on 2026-11-25", src, err)
+	}
+	r2, err := Run(context.Background(), cases, Options{Answerer: Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Scripted() {
+		t.Error("offline replay of scripted cases not reported as scripted")
+	}
+	r1.Sources, r2.Sources = nil, nil
 	var a, b bytes.Buffer
 	if err := WriteJSONL(&a, r1); err != nil {
 		t.Fatal(err)
@@ -207,21 +243,50 @@ func TestRecorderRoundTrip(t *testing.T) {
 		t.Errorf("replaying recorded answers changed the report:\n%s\nvs\n%s", a.String(), b.String())
 	}
 
-	// Raw, non-JSON answers are written as received; errors are not recorded.
-	bad := Recorder{Next: fakeAnswerer{"correctness/x": "not json"}, Dir: dir}
-	if _, err := bad.Answer(context.Background(), "correctness", Case{Name: "x"}); err != nil {
+	// Raw, non-JSON answers are written as received; names that escape
+	// the directory are refused.
+	x := Case{Suite: SuiteReal, Name: "x"}
+	if err := rec.SavePersona(x, "correctness", []byte("not json")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "x", "recorded", "correctness.json")); string(got) != "not json" {
+	if got, _ := os.ReadFile(filepath.Join(dir, "real", "x", "recorded", "correctness.json")); string(got) != "not json" {
 		t.Errorf("recorded %q; want %q", got, "not json")
 	}
-	if _, err := bad.Answer(context.Background(), "testing", Case{Name: "x"}); err == nil {
-		t.Error("Recorder hid its Next error")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "x", "recorded", "testing.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a failed answer was recorded: %v", err)
-	}
-	if _, err := (Recorder{Next: fakeAnswerer{"../evil/x": "{}"}, Dir: dir}).Answer(context.Background(), "../evil", Case{Name: "x"}); err == nil {
+	if err := rec.SavePersona(x, "../evil", []byte("{}")); err == nil {
 		t.Error("Recorder accepted a persona that escapes its directory")
+	}
+	if err := rec.SavePersona(Case{Suite: "..", Name: "x"}, "correctness", []byte("{}")); err == nil {
+		t.Error("Recorder accepted a suite that escapes its directory")
+	}
+}
+
+// fakeJudge says "another issue" for issue ids in no, fails for ids in bad.
+type fakeJudge struct{ no, bad string }
+
+func (j fakeJudge) SameIssue(_ context.Context, _ Case, is Issue, _ finding.Finding) (bool, string, error) {
+	if is.ID == j.bad {
+		return false, "", errors.New("judge down")
+	}
+	return is.ID != j.no, "test", nil
+}
+
+func TestRunJudge(t *testing.T) {
+	c := Case{Suite: SuiteScripted, Name: "c", Truth: []Issue{
+		{ID: "a", Persona: "security", File: "x.go", Line: 10, Severity: "P1", Description: "d"},
+		{ID: "b", Persona: "security", File: "x.go", Line: 30, Severity: "P1", Description: "d"},
+	}}
+	ans := fakeAnswerer{"security/c": `{"reviewer":"security","findings":[` +
+		`{"title":"t","severity":"P1","file":"x.go","line":10,"why_it_matters":"w","autofix_class":"manual","owner":"human","requires_verification":true,"confidence":75,"evidence":["e"],"pre_existing":false},` +
+		`{"title":"t","severity":"P1","file":"x.go","line":30,"why_it_matters":"w","autofix_class":"manual","owner":"human","requires_verification":true,"confidence":75,"evidence":["e"],"pre_existing":false}` +
+		`],"residual_risks":[],"testing_gaps":[]}`}
+	r, err := Run(context.Background(), []Case{c}, Options{Answerer: ans, Model: noModel{}, NoPipeline: true, Judge: fakeJudge{no: "a", bad: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Pairs[0]
+	// a: rejected by the judge → fp, miss; b: the judge failed → the
+	// overlap stands.
+	if p.TP != 1 || p.FP != 1 || p.FN != 1 || p.JudgeRejected != 1 || p.JudgeErrors != 1 || !slices.Equal(p.Matched, []string{"b"}) {
+		t.Errorf("got %+v matched %v; want tp 1 (b), fp 1 and fn 1 (a), one rejection, one judge error", p.Counts, p.Matched)
 	}
 }

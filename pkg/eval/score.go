@@ -1,15 +1,20 @@
 package eval
 
 import (
+	"fmt"
 	"math"
+	"path"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
-// LineTolerance is how far (in lines) a finding may sit from a ground-truth
-// issue and still match it (SPEC section 5).
+// LineTolerance is how far (in lines) a finding may sit outside a
+// ground-truth issue's line range and still match it.
 const LineTolerance = 3
 
 // Outcome says what the scorer made of one finding.
@@ -81,6 +86,14 @@ type Counts struct {
 	ExcludedHits int `json:"excluded_hits"` // findings on an excluded issue
 	OffPersona   int `json:"off_persona"`   // false positives on another persona's issue
 	PreExisting  int `json:"pre_existing"`  // findings marked pre_existing (unscored)
+	// SevAgree counts true positives whose severity equals the issue's.
+	SevAgree int `json:"severity_agree"`
+	// JudgeRejected counts line-overlap matches the judge model said were
+	// another issue (only with --judge-model).
+	JudgeRejected int `json:"judge_rejected"`
+	// JudgeErrors counts judge calls that failed; their line-overlap
+	// matches stand.
+	JudgeErrors int `json:"judge_errors"`
 }
 
 func (c *Counts) add(o Counts) {
@@ -93,7 +106,14 @@ func (c *Counts) add(o Counts) {
 	c.ExcludedHits += o.ExcludedHits
 	c.OffPersona += o.OffPersona
 	c.PreExisting += o.PreExisting
+	c.SevAgree += o.SevAgree
+	c.JudgeRejected += o.JudgeRejected
+	c.JudgeErrors += o.JudgeErrors
 }
+
+// SeverityAgreement is SevAgree/TP: of the issues found, the share found at
+// the labelled severity.
+func (c Counts) SeverityAgreement() Ratio { return Ratio{c.SevAgree, c.TP} }
 
 // Recall is TP/(TP+FN); undefined when the persona had no issue to find.
 func (c Counts) Recall() Ratio { return Ratio{c.TP, c.TP + c.FN} }
@@ -118,11 +138,18 @@ type AnchorStat struct {
 
 // FindingResult is the scorer's verdict on one finding.
 type FindingResult struct {
-	File       string  `json:"file"`
-	Line       int     `json:"line"`
-	Confidence int     `json:"confidence"`
-	Title      string  `json:"title"`
-	Outcome    Outcome `json:"outcome"`
+	File       string           `json:"file"`
+	Line       int              `json:"line"`
+	Confidence int              `json:"confidence"`
+	Severity   finding.Severity `json:"severity"`
+	Title      string           `json:"title"`
+	// Lines are every line the finding points at (its own and its
+	// evidence's), when there is more than its own.
+	Lines []int `json:"lines,omitempty"`
+	// Judge is "rejected" when the judge model said the only overlapping
+	// issue(s) were another problem.
+	Judge   string  `json:"judge,omitempty"`
+	Outcome Outcome `json:"outcome"`
 	// Issue is the ground-truth id the finding matched, duplicated, or (for
 	// an off-persona false positive) landed on.
 	Issue string `json:"issue,omitempty"`
@@ -146,10 +173,10 @@ type PairResult struct {
 // Failed scores a pair whose answer could not be obtained or parsed: every
 // in-lane issue is a miss, no finding is scored.
 func Failed(persona string, c Case, reason string) PairResult {
-	p := newPair(persona, c)
+	p := newPair(persona, c, personaLane(persona))
 	p.Failed = reason
 	for _, is := range c.Truth {
-		if is.Persona == persona && !is.Excluded {
+		if is.Expects(persona) && !is.Excluded {
 			p.FN++
 			p.Missed = append(p.Missed, is.ID)
 		}
@@ -157,11 +184,21 @@ func Failed(persona string, c Case, reason string) PairResult {
 	return p
 }
 
+// personaLane is the lane of a persona evaluated alone: the issues that
+// list it among their personas.
+func personaLane(persona string) func(Issue) bool {
+	return func(is Issue) bool { return is.Expects(persona) }
+}
+
+// anyLane is the whole pipeline's lane: every issue, whoever was meant to
+// catch it.
+func anyLane(Issue) bool { return true }
+
 // newPair starts a pair result with its excluded issues counted.
-func newPair(persona string, c Case) PairResult {
-	p := PairResult{Persona: persona, Case: c.Name, Calibration: calibration(nil)}
+func newPair(persona string, c Case, inLane func(Issue) bool) PairResult {
+	p := PairResult{Persona: persona, Case: c.ID(), Calibration: calibration(nil)}
 	for _, is := range c.Truth {
-		if is.Persona == persona && is.Excluded {
+		if inLane(is) && is.Excluded {
 			p.Excluded++
 			p.ExcludedIDs = append(p.ExcludedIDs, is.ID)
 		}
@@ -169,20 +206,186 @@ func newPair(persona string, c Case) PairResult {
 	return p
 }
 
-// Score is the pure scorer: it matches a's findings against c's ground truth
-// for persona. A finding matches an issue when the normalized files are
-// equal, the lines are at most LineTolerance apart and the issue's persona
-// is the one evaluated. Each issue is matched at most once; among several
-// ways to assign findings to issues, Score picks one with the most true
-// positives (maximum bipartite matching), preferring earlier findings and
-// closer lines, so a stray finding cannot steal the only issue another
-// finding could match.
+// Edge is a candidate match: the finding at index Finding (in the answer,
+// or in the posted list) overlapping issue Issue.
+type Edge struct {
+	Finding int
+	Issue   string
+}
+
+// Rejections are candidate matches a judge model said describe another
+// issue, with its reason; they do not count as matches.
+type Rejections map[Edge]string
+
+// Score is the pure scorer of one persona alone: ScoreWith with no judge.
 func Score(persona string, c Case, a finding.Answer) PairResult {
-	p := newPair(persona, c)
+	return ScoreWith(persona, c, a, nil)
+}
+
+// ScoreWith matches a's findings against c's ground truth for persona: a
+// finding matches an issue that lists persona among its personas when
+// Overlaps says so and the judge did not reject the pair. Each issue is
+// matched at most once; among several ways to assign findings to issues,
+// the scorer picks one with the most true positives (maximum bipartite
+// matching), preferring earlier findings and closer lines, so a stray
+// finding cannot steal the only issue another finding could match.
+func ScoreWith(persona string, c Case, a finding.Answer, rej Rejections) PairResult {
+	return score(persona, c, a.Findings, personaLane(persona), rej)
+}
+
+// findingLines are the new-side lines a finding points at: its own line,
+// then the line of each code quote in its evidence found on the new side of
+// its file in the diff (the occurrence nearest the finding's line), and any
+// "line N" or "<file>:N" reference its evidence makes.
+func findingLines(c Case, f finding.Finding) []int {
+	lines := []int{f.Line}
+	df := fileOf(c.Files, f.File)
+	for _, ev := range f.Evidence {
+		lines = append(lines, referencedLines(ev, normFile(f.File))...)
+		if df == nil {
+			continue
+		}
+		for _, q := range quotes(ev) {
+			if n, ok := locate(df, q, f.Line); ok {
+				lines = append(lines, n)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return slices.Compact(lines)
+}
+
+// minQuote is the shortest quote (spaces removed) searched for: shorter
+// ones ("}", "err") occur everywhere and would point anywhere.
+const minQuote = 8
+
+var (
+	backtickQuote = regexp.MustCompile("`([^`]+)`")
+	lineRef       = regexp.MustCompile(`(?i)\blines?\s+(\d+)(?:\s*(?:-|–|to)\s*(\d+))?`)
+)
+
+// quotes returns the code an evidence string quotes: every backticked span,
+// and each of its lines as a whole (minus a "path:N:" prefix and a leading
+// diff marker), whitespace-collapsed.
+func quotes(ev string) []string {
+	var out []string
+	for _, m := range backtickQuote.FindAllStringSubmatch(ev, -1) {
+		out = append(out, m[1])
+	}
+	for l := range strings.Lines(ev) {
+		l = strings.TrimSpace(l)
+		out = append(out, l)
+		if i := strings.Index(l, ": "); i > 0 && !strings.ContainsAny(l[:i], " \t") && strings.ContainsAny(l[:i], ":.") {
+			l = l[i+2:] // "file.go:53: code" or "file.go: code"
+		}
+		if t := strings.TrimLeft(l, "+- "); t != out[len(out)-1] {
+			out = append(out, t)
+		}
+	}
+	var keep []string
+	for _, q := range out {
+		if q = collapse(q); len(strings.ReplaceAll(q, " ", "")) >= minQuote {
+			keep = append(keep, q)
+		}
+	}
+	return keep
+}
+
+// referencedLines reads "line 53", "lines 53-60" and "<file>:53" in ev.
+func referencedLines(ev, file string) []int {
+	var out []int
+	for _, m := range lineRef.FindAllStringSubmatch(ev, -1) {
+		a, _ := strconv.Atoi(m[1])
+		b := a
+		if m[2] != "" {
+			b, _ = strconv.Atoi(m[2])
+		}
+		for n := a; n <= b && n-a < 200; n++ {
+			out = append(out, n)
+		}
+	}
+	if file != "" {
+		re := regexp.MustCompile(regexp.QuoteMeta(path.Base(file)) + `:(\d+)`)
+		for _, m := range re.FindAllStringSubmatch(ev, -1) {
+			n, _ := strconv.Atoi(m[1])
+			out = append(out, n)
+		}
+	}
+	return slices.DeleteFunc(out, func(n int) bool { return n < 1 })
+}
+
+// locate finds the new-side line whose text contains q (whitespace
+// collapsed), the one nearest near on a tie of several.
+func locate(f *diff.File, q string, near int) (int, bool) {
+	best, found := 0, false
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == diff.Delete || !strings.Contains(collapse(l.Text), q) {
+				continue
+			}
+			if !found || abs(l.NewNo-near) < abs(best-near) {
+				best, found = l.NewNo, true
+			}
+		}
+	}
+	return best, found
+}
+
+// collapse trims s and turns every run of white space into one space.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Overlaps reports whether a finding pointing at lines of file matches is
+// by place: the same file, and one of the lines inside is's range widened
+// by LineTolerance on each side.
+func Overlaps(file string, lines []int, is Issue) bool {
+	return normFile(file) == is.File && slices.ContainsFunc(lines, func(n int) bool {
+		return n >= is.Line-LineTolerance && n <= is.end()+LineTolerance
+	})
+}
+
+// distance is how far the nearest of lines is from is's range (0 inside).
+func distance(lines []int, is Issue) int {
+	best := -1
+	for _, n := range lines {
+		d := 0
+		if n < is.Line {
+			d = is.Line - n
+		} else if n > is.end() {
+			d = n - is.end()
+		}
+		if best < 0 || d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// Candidates lists every (finding, issue) pair of the lane that overlaps by
+// place, findings in order: what a judge model is asked about.
+func Candidates(c Case, fs []finding.Finding, inLane func(Issue) bool) []Edge {
+	var out []Edge
+	for i, f := range fs {
+		if f.PreExisting {
+			continue
+		}
+		lines := findingLines(c, f)
+		for _, is := range c.Truth {
+			if inLane(is) && !is.Excluded && Overlaps(f.File, lines, is) {
+				out = append(out, Edge{Finding: i, Issue: is.ID})
+			}
+		}
+	}
+	return out
+}
+
+// score matches fs against the issues inLane selects; a false positive on
+// an issue outside the lane counts as OffPersona.
+func score(persona string, c Case, fs []finding.Finding, inLane func(Issue) bool, rej Rejections) PairResult {
+	p := newPair(persona, c, inLane)
 
 	var lane, laneExcl []int // indices into c.Truth
 	for i, is := range c.Truth {
-		if is.Persona == persona {
+		if inLane(is) {
 			if is.Excluded {
 				laneExcl = append(laneExcl, i)
 			} else {
@@ -190,38 +393,45 @@ func Score(persona string, c Case, a finding.Answer) PairResult {
 			}
 		}
 	}
-	near := func(f finding.Finding, is Issue) bool {
-		d := f.Line - is.Line
-		return normFile(f.File) == is.File && d >= -LineTolerance && d <= LineTolerance
+	lines := make([][]int, len(fs))
+	for i, f := range fs {
+		lines[i] = findingLines(c, f)
 	}
-	dist := func(f finding.Finding, is Issue) int { return abs(f.Line - is.Line) }
-	nearest := func(f finding.Finding, cands, excl []int) int {
+	near := func(i, j int) bool { return Overlaps(fs[i].File, lines[i], c.Truth[j]) }
+	dist := func(i, j int) int { return distance(lines[i], c.Truth[j]) }
+	nearest := func(i int, cands, excl []int) int {
 		best := -1
 		for _, j := range slices.Concat(cands, excl) {
-			if !near(f, c.Truth[j]) {
+			if !near(i, j) {
 				continue
 			}
-			if best < 0 || dist(f, c.Truth[j]) < dist(f, c.Truth[best]) ||
-				(dist(f, c.Truth[j]) == dist(f, c.Truth[best]) && j < best) {
+			if best < 0 || dist(i, j) < dist(i, best) || (dist(i, j) == dist(i, best) && j < best) {
 				best = j
 			}
 		}
 		return best
 	}
 
-	// Candidate issues per scored finding, closest first.
-	fs := a.Findings
+	// Candidate issues per scored finding, closest first; a pair the judge
+	// rejected is no candidate.
 	cand := make([][]int, len(fs))
+	rejected := make([]bool, len(fs))
 	for i, f := range fs {
 		if f.PreExisting {
 			continue
 		}
 		for _, j := range lane {
-			if near(f, c.Truth[j]) {
-				cand[i] = append(cand[i], j)
+			if !near(i, j) {
+				continue
 			}
+			if _, no := rej[Edge{Finding: i, Issue: c.Truth[j].ID}]; no {
+				rejected[i] = true
+				p.JudgeRejected++
+				continue
+			}
+			cand[i] = append(cand[i], j)
 		}
-		slices.SortStableFunc(cand[i], func(x, y int) int { return dist(f, c.Truth[x]) - dist(f, c.Truth[y]) })
+		slices.SortStableFunc(cand[i], func(x, y int) int { return dist(i, x) - dist(i, y) })
 	}
 
 	// Kuhn's augmenting paths: findings in answer order.
@@ -250,14 +460,20 @@ func Score(persona string, c Case, a finding.Answer) PairResult {
 
 	p.Findings = len(fs)
 	for i, f := range fs {
-		r := FindingResult{File: f.File, Line: f.Line, Confidence: f.Confidence, Title: f.Title}
+		r := FindingResult{File: f.File, Line: f.Line, Confidence: f.Confidence, Severity: f.Severity, Title: f.Title}
+		if len(lines[i]) > 1 {
+			r.Lines = lines[i]
+		}
 		if j, ok := matchedBy[i]; ok {
 			r.Outcome, r.Issue = TruePositive, c.Truth[j].ID
 			p.TP++
+			if f.Severity == c.Truth[j].Severity {
+				p.SevAgree++
+			}
 		} else if f.PreExisting {
 			r.Outcome = PreExisting
 			p.PreExisting++
-		} else if j := nearest(f, cand[i], laneExcl); j >= 0 {
+		} else if j := nearest(i, cand[i], laneExcl); j >= 0 {
 			// An unmatched finding near in-lane ground truth is attributed
 			// to the closest such issue (the earlier one on a tie).
 			r.Issue = c.Truth[j].ID
@@ -271,8 +487,11 @@ func Score(persona string, c Case, a finding.Answer) PairResult {
 		} else {
 			r.Outcome = FalsePositive
 			p.FP++
+			if rejected[i] {
+				r.Judge = "rejected"
+			}
 			for _, is := range c.Truth {
-				if is.Persona != persona && near(f, is) {
+				if !inLane(is) && Overlaps(f.File, lines[i], is) {
 					r.Issue = is.ID
 					p.OffPersona++
 					break
@@ -349,6 +568,52 @@ type Report struct {
 	Pairs    []PairResult
 	Personas []Summary
 	Overall  Summary
+	// Pipeline is the whole pipeline per case and summed (empty when the
+	// run skipped it).
+	Pipeline PipelineSummary
+	// Unscored lists the cases without answers (offline, no recording).
+	Unscored []string
+	// Sources says where the scored answers came from, with case counts.
+	Sources []SourceCount
+	// Validator is the validator alone on the labelled pool, when it ran.
+	Validator *ValidatorReport
+}
+
+// SourceCount is one answer source and how many scored cases it answered.
+type SourceCount struct {
+	Source Source
+	Cases  int
+}
+
+// Scripted reports whether any scored answers were scripted by hand: such
+// numbers test the scorer, not a model.
+func (r Report) Scripted() bool {
+	for _, s := range r.Sources {
+		if !s.Source.IsModel() {
+			return true
+		}
+	}
+	return false
+}
+
+// SourceLabel is every source's label with its case count, e.g.
+// "scripted by hand (13 cases)".
+func (r Report) SourceLabel() string {
+	if len(r.Sources) == 0 {
+		return "no answers"
+	}
+	var parts []string
+	for _, s := range r.Sources {
+		parts = append(parts, fmt.Sprintf("%s (%d %s)", s.Source.Label(), s.Cases, plural(s.Cases, "case", "cases")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Summarize builds a Report from pair results, sorting them.

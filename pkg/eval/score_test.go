@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
@@ -78,6 +79,7 @@ func TestScore(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Score("security", Case{Name: "c", Truth: truth}, finding.Answer{Reviewer: "security", Findings: tc.findings})
+			tc.want.SevAgree = tc.want.TP // every finding and issue here is P1
 			if p.Counts != tc.want {
 				t.Errorf("counts: got %+v; want %+v", p.Counts, tc.want)
 			}
@@ -192,4 +194,108 @@ func TestRatio(t *testing.T) {
 			t.Errorf("%v: got %q, %s, %v; want %q, %s", tc.r, tc.r.String(), b, err, tc.str, tc.json)
 		}
 	}
+}
+
+// rangeDiff adds lines 1-12 of x.go; line 4 builds the request, line 10
+// uses it.
+const rangeDiff = `diff --git a/x.go b/x.go
+new file mode 100644
+index 0000000..1111111
+--- /dev/null
++++ b/x.go
+@@ -0,0 +1,13 @@
++package x
++
++func send(c *http.Client, url string) error {
++	req, _ := http.NewRequest("GET", url, nil)
++	req.Header.Set("A", "b")
++	// three
++	// four
++	// five
++	// six
++	resp, err := c.Do(req)
++	_ = resp
++	return err
++}
+`
+
+func TestScoreRangesEvidenceAndPersonas(t *testing.T) {
+	d, err := diff.Parse([]byte(rangeDiff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The issue is where the request is built (line 4), its range 4-5.
+	built := Issue{ID: "i", Persona: "security", Personas: []string{"security", "correctness"}, File: "x.go", Line: 4, LineEnd: 5, Severity: "P0", Description: "d"}
+	c := Case{Suite: SuiteReal, Name: "c", Files: d.Files, Truth: []Issue{built}}
+	use := func(ev ...string) finding.Finding {
+		x := f("x.go", 10, 75) // cites the line where the request is used
+		x.Evidence = ev
+		return x
+	}
+	for _, tc := range []struct {
+		name    string
+		persona string
+		f       finding.Finding
+		want    Outcome
+	}{
+		{"range end widened by 3 reaches line 8", "security", func() finding.Finding { x := f("x.go", 8, 75); return x }(), TruePositive},
+		{"line 10 alone is too far", "security", use("prose only, no code"), FalsePositive},
+		{"quoted code on the building line matches", "security", use("`req, _ := http.NewRequest(\"GET\", url, nil)`"), TruePositive},
+		{"a quote with a path:line prefix and a diff marker", "security", use("x.go:4: +  req, _ := http.NewRequest(\"GET\",   url, nil)"), TruePositive},
+		{"a line reference", "security", use("see line 5"), TruePositive},
+		{"a file:line reference", "security", use("x.go:4"), TruePositive},
+		{"a short quote points nowhere", "security", use("`req`"), FalsePositive},
+		{"the second persona is expected too", "correctness", use("`http.NewRequest(\"GET\", url, nil)`"), TruePositive},
+		{"a third persona is off-persona", "testing", use("`http.NewRequest(\"GET\", url, nil)`"), FalsePositive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Score(tc.persona, c, finding.Answer{Findings: []finding.Finding{tc.f}})
+			if got := p.Results[0].Outcome; got != tc.want {
+				t.Fatalf("outcome %s (lines %v); want %s", got, p.Results[0].Lines, tc.want)
+			}
+			if tc.want == TruePositive && p.SevAgree != 0 {
+				t.Errorf("severity agreement %d; want 0 (P1 found, P0 labelled)", p.SevAgree)
+			}
+		})
+	}
+
+	// The pipeline lane counts every persona's issue.
+	p := score("pipeline", c, []finding.Finding{use("`http.NewRequest(\"GET\", url, nil)`")}, anyLane, nil)
+	if p.TP != 1 {
+		t.Errorf("pipeline: tp %d; want 1", p.TP)
+	}
+	// A judge rejection removes the match; the finding is a false positive.
+	rej := Rejections{{Finding: 0, Issue: "i"}: "another problem"}
+	p = ScoreWith("security", c, finding.Answer{Findings: []finding.Finding{f("x.go", 4, 75)}}, rej)
+	if p.TP != 0 || p.FP != 1 || p.JudgeRejected != 1 || p.Results[0].Judge != "rejected" {
+		t.Errorf("judge rejection: %+v %+v; want one fp, judge rejected", p.Counts, p.Results)
+	}
+	if got := Candidates(c, []finding.Finding{f("x.go", 4, 75), f("x.go", 30, 75)}, personaLane("security")); len(got) != 1 || got[0] != (Edge{0, "i"}) {
+		t.Errorf("candidates: %v; want [{0 i}]", got)
+	}
+}
+
+// FuzzFindingLines feeds model-written evidence to the line finder: it
+// never panics and only returns lines >= 1, sorted and unique.
+func FuzzFindingLines(f *testing.F) {
+	f.Add("`req, _ := http.NewRequest(\"GET\", url, nil)`", 10)
+	f.Add("x.go:4: + req.Header.Set(\"A\", \"b\")\nlines 3-5", 1)
+	f.Add("see line 0 and lines 99999999999999999999-2", 3)
+	f.Fuzz(func(t *testing.T, ev string, line int) {
+		d, err := diff.Parse([]byte(rangeDiff))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Case{Files: d.Files}
+		x := finding.Finding{File: "x.go", Line: max(line, 1), Evidence: []string{ev}}
+		got := findingLines(c, x)
+		if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Fatalf("lines %v not sorted and unique", got)
+		}
+		for _, n := range got {
+			if n < 1 {
+				t.Fatalf("line %d < 1 in %v", n, got)
+			}
+		}
+	})
 }

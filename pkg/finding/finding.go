@@ -72,7 +72,7 @@ func Owners() []string {
 }
 
 // Finding is one problem a reviewer persona reported. The JSON fields up to
-// SuggestedFix are exactly the model-facing schema in
+// Suggestion are exactly the model-facing schema in
 // prompts/findings.schema.json; the rest are filled in by the pipeline and are
 // never accepted from a model (the schema rejects unknown fields before a
 // Finding is decoded).
@@ -89,6 +89,9 @@ type Finding struct {
 	Evidence             []string `json:"evidence"`
 	PreExisting          bool     `json:"pre_existing"`
 	SuggestedFix         string   `json:"suggested_fix,omitempty"`
+	// Suggestion is an optional committable replacement of new-side lines;
+	// pkg/inline checks it against the diff before it is ever rendered.
+	Suggestion *Suggestion `json:"suggestion,omitempty"`
 
 	// Reviewers lists every persona that reported this finding, sorted.
 	Reviewers []string `json:"reviewers,omitempty"`
@@ -98,6 +101,15 @@ type Finding struct {
 	Promoted bool `json:"promoted,omitempty"`
 	// Validation is the Stage 5b verdict, when the validator ran.
 	Validation *Validation `json:"validation,omitempty"`
+}
+
+// Suggestion is a model-proposed replacement of lines StartLine..EndLine
+// (inclusive, in the file's new version) by Replacement: the smallest exact
+// fix, rendered as a committable suggestion block when code accepts it.
+type Suggestion struct {
+	StartLine   int    `json:"start_line"`
+	EndLine     int    `json:"end_line"`
+	Replacement string `json:"replacement"`
 }
 
 // Answer is one persona's whole answer, as the findings schema describes it.

@@ -1,9 +1,11 @@
 package github
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	gh "github.com/google/go-github/v62/github"
 )
@@ -90,6 +92,17 @@ func classifyWrite(op, perm string, err error, item bool) error {
 		status, message, limited = statusOf(ab.Response), ab.Message, true
 	case errors.As(err, &er):
 		status, message = statusOf(er.Response), er.Message
+		// A 422 says what was wrong only in its errors list (strings on the
+		// reviews endpoint, objects elsewhere): keep it in the message.
+		var details []string
+		for _, e := range er.Errors {
+			if d := strings.TrimSpace(cmp.Or(e.Message, strings.Trim(e.Field+" "+e.Code, " "))); d != "" {
+				details = append(details, d)
+			}
+		}
+		if len(details) > 0 {
+			message = strings.TrimSpace(message + ": " + strings.Join(details, "; "))
+		}
 	default:
 		return fmt.Errorf("github: %s: %w", op, err)
 	}

@@ -254,6 +254,10 @@ type Comment struct {
 	HTMLURL     string
 	AuthorIsBot bool
 	CreatedAt   time.Time
+	// Path, Line and InReplyTo are set for review (line) comments only.
+	Path      string
+	Line      int
+	InReplyTo int64
 }
 
 func isBot(login, typ string) bool {
@@ -302,14 +306,7 @@ func (c *Client) ReviewComments(ctx context.Context, owner, repo string, n int) 
 			return nil, classify(op, "", err)
 		}
 		for _, rc := range page {
-			out = append(out, Comment{
-				ID:          rc.GetID(),
-				Author:      rc.GetUser().GetLogin(),
-				Body:        rc.GetBody(),
-				HTMLURL:     rc.GetHTMLURL(),
-				AuthorIsBot: isBot(rc.GetUser().GetLogin(), rc.GetUser().GetType()),
-				CreatedAt:   rc.GetCreatedAt().Time,
-			})
+			out = append(out, reviewComment(rc))
 		}
 		if resp.NextPage == 0 {
 			return out, nil

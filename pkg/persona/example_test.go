@@ -29,4 +29,5 @@ func ExampleSelect() {
 	// maintainability: always on
 	// security: SQL built from strings in api/users.go
 	// performance: database query in api/users.go
+	// go: Go code in api/users.go
 }

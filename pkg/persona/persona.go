@@ -64,10 +64,17 @@ type Persona struct {
 	// what the persona hunts for, how it maps onto the anchors, what it
 	// does not flag.
 	Instructions string
+	// Custom is true for a persona the repository's configuration file
+	// defines (NewCustom): its Instructions are untrusted repository data,
+	// fenced in its prompt, and When selects it.
+	Custom bool
+	// When selects a custom persona; nil for the shipped personas.
+	When *When
 }
 
-// Names returns every persona name in the order of SPEC's persona table,
-// which is also the order Load and Select return them in.
+// Names returns every shipped persona name: the eleven of SPEC's persona
+// table, in its order, then the stack personas of SPEC section 7.5. It is
+// also the order Load and Select return them in.
 func Names() []string {
 	return []string{
 		"correctness",
@@ -81,8 +88,17 @@ func Names() []string {
 		"reliability",
 		"adversarial",
 		"previous-comments",
+		"go",
+		"python",
+		"typescript",
+		"ci-security",
 	}
 }
+
+// StackNames returns the stack personas (SPEC section 7.5): selected by the
+// languages and kinds of file a pull request changes, listed after the
+// eleven generic personas in Names.
+func StackNames() []string { return []string{"go", "python", "typescript", "ci-security"} }
 
 // Load parses every persona file embedded in prompts.FS and returns them in
 // the order of Names. A file with missing, unknown, duplicate or empty

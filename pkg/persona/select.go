@@ -56,6 +56,12 @@ func Select(all []Persona, s Signals, restrict []string) ([]Selected, error) {
 			out = append(out, Selected{Persona: p, Reason: AlwaysOnReason})
 			continue
 		}
+		if p.When != nil {
+			if r := p.When.match(s.Files); r != "" {
+				out = append(out, Selected{Persona: p, Reason: r})
+			}
+			continue
+		}
 		if reasons == nil {
 			reasons = detect(s)
 		}
@@ -109,6 +115,9 @@ func detect(s Signals) map[string]string {
 		out["previous-comments"] = fmt.Sprintf("%d review comments from people on the pull request", n)
 	}
 
+	for name, r := range stackReasons(s.Files) {
+		out[name] = r
+	}
 	hits := scanFiles(s.Files)
 	for i, t := range scanned() {
 		h := hits[i]

@@ -237,8 +237,8 @@ func TestSelectRestrict(t *testing.T) {
 		restrict []string
 		want     []string
 	}{
-		{"none", nil, []string{"correctness", "testing", "maintainability", "security", "performance", "reliability"}},
-		{"blank entries only", []string{"", " "}, []string{"correctness", "testing", "maintainability", "security", "performance", "reliability"}},
+		{"none", nil, []string{"correctness", "testing", "maintainability", "security", "performance", "reliability", "go"}},
+		{"blank entries only", []string{"", " "}, []string{"correctness", "testing", "maintainability", "security", "performance", "reliability", "go"}},
 		{"limits", []string{" security", "correctness "}, []string{"correctness", "security"}},
 		{"never adds an unfired persona", []string{"security", "data-migrations"}, []string{"security"}},
 	}

@@ -166,7 +166,7 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 		longest = validatorReserve()
 	}
 	for _, p := range team {
-		longest = max(longest, len(personaTurn(p)))
+		longest = max(longest, len(personaTurn(p, fenceOf(c, ""))))
 	}
 	return EstimateTokens(reviewerSystem()) + EstimateTokens(pullRequestData(c, fenceOf(c, ""))) +
 		tokensOf(longest) + EstimateTokens(string(prompts.FindingsSchema()))

@@ -95,7 +95,7 @@ func realisticCases() []realisticCase {
 				Path:    "AGENTS.md",
 				Content: "# Rules\n\n- SQL uses placeholders ($1, ?), never string concatenation.\n- Handlers never return raw errors to clients.\n",
 			}},
-			team: []string{"correctness", "testing", "maintainability", "project-standards", "security", "performance", "api-contract", "reliability"},
+			team: []string{"correctness", "testing", "maintainability", "project-standards", "security", "performance", "api-contract", "reliability", "go"},
 			finding: finding.Finding{
 				Title: "SQL injection through the q and sort query parameters", Severity: finding.P0,
 				File: "internal/api/users.go", Line: 17,
@@ -129,7 +129,7 @@ func realisticCases() []realisticCase {
 			title:    "store: take a context in Get and return *User",
 			body:     "Get now honours cancellation. Callers need to pass ctx.",
 			comments: []string{"bob: cmd/admin calls store.Get in three places; please update them in this PR."},
-			team:     []string{"correctness", "testing", "maintainability", "performance", "api-contract", "reliability", "previous-comments"},
+			team:     []string{"correctness", "testing", "maintainability", "performance", "api-contract", "reliability", "previous-comments", "go"},
 			finding: finding.Finding{
 				Title: "Exported Store.Get changes signature without a deprecation path", Severity: finding.P1,
 				File: "pkg/store/store.go", Line: 30,

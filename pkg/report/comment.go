@@ -194,6 +194,7 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	if note := d.trimNote(keep, fullCoverage); note != "" {
 		b.WriteString(note + "\n\n")
 	}
+	d.inlineNote(&b)
 	b.WriteString("<details><summary>Coverage</summary>\n\n")
 	if fullCoverage {
 		d.coverage(&b)
@@ -207,6 +208,45 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	}
 	b.WriteString("**Verdict: " + verdictLabel(r) + "**\n")
 	return b.String()
+}
+
+// inlineLink is finding n's line comment URL when it points at the
+// server's own host and cannot break the Markdown link; else "".
+func (d *doc) inlineLink(n int) string {
+	if d.o.Inline == nil || n < 1 {
+		return ""
+	}
+	u := d.o.Inline.Links[n]
+	if u == "" || !sameHost(u, d.o.host()) || strings.ContainsAny(u, " ()<>|[]\"\n") {
+		return ""
+	}
+	return u
+}
+
+// inlineNote says how many findings went on their lines and which did not,
+// outside Coverage so trimming never hides a partial failure.
+func (d *doc) inlineNote(b *strings.Builder) {
+	in := d.o.Inline
+	if in == nil || (len(d.r.Findings) == 0 && len(in.NotPosted) == 0) {
+		return
+	}
+	linked := 0
+	for _, f := range d.r.Findings {
+		if d.inlineLink(f.Number) != "" {
+			linked++
+		}
+	}
+	fmt.Fprintf(b, "**Inline comments:** %s of %s on their lines.", fmtInt(linked), plural(len(d.r.Findings), "finding", "findings"))
+	if len(in.NotPosted) == 0 {
+		b.WriteString("\n\n")
+		return
+	}
+	b.WriteString(" Not posted on a line (in this report only):\n\n")
+	var items []string
+	for _, n := range in.NotPosted {
+		items = append(items, clip(Sanitize(n, d.o), itemMax))
+	}
+	writeList(b, items)
 }
 
 // trimNote says what structural trimming left out.
@@ -302,6 +342,9 @@ func (d *doc) row(f finding.Finding, number string) string {
 	}
 	if fix := Sanitize(f.SuggestedFix, d.o); fix != "" && utf8.RuneCountInString(fix) <= fixMax {
 		issue += "<br>Suggested fix: " + fix
+	}
+	if u := d.inlineLink(f.Number); u != "" {
+		issue += "<br>[On the line](" + u + ")"
 	}
 	var reviewers []string
 	for _, name := range f.Reviewers {
@@ -468,6 +511,8 @@ func (d *doc) coverage(b *strings.Builder) {
 	}
 	writeNotes(b, "Testing gaps", d.r.TestingGaps, c.TestingGapsDropped, o)
 	writeNotes(b, "Residual risks", d.r.ResidualRisks, c.ResidualRisksDropped, o)
+
+	writeConfiguration(b, c, o)
 
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",

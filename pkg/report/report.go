@@ -83,6 +83,21 @@ type Options struct {
 	// MaxLen caps the comment, in runes. Default DefaultMaxLen. A smaller
 	// value also caps the check summary.
 	MaxLen int
+	// Inline, when not nil, is what the inline review of this run did
+	// (the inline input): each finding with a line comment links it, and
+	// the body says what did not post.
+	Inline *InlineStatus
+}
+
+// InlineStatus is the outcome of the inline review, for the report.
+type InlineStatus struct {
+	// Links maps a finding's number to its line comment (posted now, or by
+	// an earlier run for the same fingerprint).
+	Links map[int]string
+	// NotPosted lines say what stayed in the report only, and why; they
+	// are the publisher's own sentences (file names already sanitized by
+	// the caller or absent).
+	NotPosted []string
 }
 
 // normalize fills defaults from the Result.

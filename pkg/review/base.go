@@ -7,6 +7,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -16,15 +17,18 @@ import (
 // says which exist, so the cost is one request plus one per file present;
 // when the listing fails or is truncated, the standards candidates are
 // probed one by one, nearest the root first, at most maxStandardsProbes.
-func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes) {
+func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes, configRead) {
 	paths := scope.StandardsPaths(d.Files)
 	var attrs scope.Attributes
+	var cfg configRead
+	readConfig := true
 	tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA)
 	if err == nil && !truncated {
 		present := map[string]bool{}
 		for _, p := range tree {
 			present[p] = true
 		}
+		readConfig = present[repoconfig.Path]
 		paths = slices.DeleteFunc(paths, func(p string) bool { return !present[p] })
 		if present[".gitattributes"] {
 			if text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, ".gitattributes", baseSHA); err == nil && found {
@@ -42,6 +46,10 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 			slices.Sort(paths)
 		}
 	}
+	if readConfig {
+		// One read; a 404 (absent) is fine.
+		cfg.text, cfg.found, cfg.err = r.GitHub.FileContent(ctx, o.Owner, o.Repo, repoconfig.Path, baseSHA)
+	}
 	var out []prompt.Standards
 	for _, p := range paths {
 		content, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
@@ -53,5 +61,5 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 			out = append(out, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	return out, attrs
+	return out, attrs, cfg
 }

@@ -34,6 +34,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 		p := team[i]
 		c := pc
 		c.Files, c.Levels, c.Fence = parts[j].Files, parts[j].Levels, o.Fence
+		c.PathInstructions = pathInstructions(o.repo.PathInstructions, parts[j].Files)
 		req := prompt.ForPersona(c, p.Persona, o.modelFor(p.Persona))
 		req.AllowRepair = calls.take
 		s := &slots[i][j]

@@ -67,14 +67,14 @@ func TestDispatchConcurrencyBound(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ReviewPR: %v", err)
 			}
-			if n := len(res.Coverage.Personas); n != 11 {
-				t.Fatalf("got %d personas; want all 11", n)
+			if n := len(res.Coverage.Personas); n != len(ordersTeam()) {
+				t.Fatalf("got %d personas; want all %d", n, len(ordersTeam()))
 			}
 			if got := e.model.MaxInFlight(); got != limit {
 				t.Errorf("max-concurrency %d: peak in-flight calls %d; want %d", limit, got, limit)
 			}
-			if got := len(e.model.Requests()); got != 11 {
-				t.Errorf("model requests: got %d; want 11", got)
+			if got, want := len(e.model.Requests()), len(ordersTeam()); got != want {
+				t.Errorf("model requests: got %d; want %d", got, want)
 			}
 		})
 	}
@@ -107,8 +107,8 @@ func TestDispatchModels(t *testing.T) {
 			t.Errorf("%s asked model %q; want %q", r.Persona, r.Model, want)
 		}
 	}
-	if len(seen) != 12 {
-		t.Errorf("got requests from %d personas (validator included); want 12: %v", len(seen), seen)
+	if len(seen) != len(ordersTeam())+1 {
+		t.Errorf("got requests from %d personas (validator included); want %d: %v", len(seen), len(ordersTeam())+1, seen)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestDispatchOrderIsFixed(t *testing.T) {
 	if err := json.Unmarshal(first, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Findings) < 3 || len(res.TestingGaps) != 11 {
-		t.Errorf("got %d findings, %d testing gaps; want the shared ones merged and each persona's own (11 gaps)", len(res.Findings), len(res.TestingGaps))
+	if len(res.Findings) < 3 || len(res.TestingGaps) != len(ordersTeam()) {
+		t.Errorf("got %d findings, %d testing gaps; want the shared ones merged and each persona's own (%d gaps)", len(res.Findings), len(res.TestingGaps), len(ordersTeam()))
 	}
 }

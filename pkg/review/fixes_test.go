@@ -11,7 +11,6 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
-	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
@@ -295,7 +294,7 @@ func TestEmptyTeam(t *testing.T) {
 // the over-budget reason, and the review is partial.
 func TestBudgetBelowOneRound(t *testing.T) {
 	t.Parallel()
-	all := persona.Names()
+	all := ordersTeam()
 	for _, tc := range []struct {
 		name        string
 		validate    bool

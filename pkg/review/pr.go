@@ -9,6 +9,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 )
@@ -64,7 +65,12 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 		res.incomplete("files beyond the first 3,000 were not reviewed: GitHub lists at most 3,000 files")
 	}
-	standards, attrs := r.readBase(ctx, o, d, info.BaseSHA)
+	standards, attrs, cfg := r.readBase(ctx, o, d, info.BaseSHA)
+	use, err := configure(&o, cfg, "base commit", d)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, pr, err
+	}
 	// previous-comments selects on review comments from people (SPEC's
 	// table), and those are what it reads; conversation comments are not
 	// review comments.
@@ -81,7 +87,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		}
 	}
 
-	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous}
+	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous, Instructions: o.repo.Instructions}
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
@@ -102,10 +108,22 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 	if o.Owner == "" {
 		res.Repo = "local"
 	}
-	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body}
 	if head == nil {
 		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	}
+	// A local change is the user's own: its configuration is read where
+	// head reads files.
+	cfg := configRead{}
+	if cfg.text, cfg.found, cfg.err = head(ctx, repoconfig.Path); cfg.err != nil {
+		o.logf("scope: %s unreadable (%v); reviewing without it", repoconfig.Path, cfg.err)
+		cfg = configRead{}
+	}
+	use, err := configure(&o, cfg, "working tree", d)
+	res.Coverage.Config = use
+	if err != nil {
+		return res, err
+	}
+	pc := prompt.Context{Repo: res.Repo, Title: title, Body: body, Instructions: o.repo.Instructions}
 	// A local change is the user's own: its standards files and
 	// .gitattributes are read where head reads files (the working tree or
 	// HEAD), since there is no base commit to read them from.
@@ -118,7 +136,7 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 			pc.Standards = append(pc.Standards, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	err := r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, head: head})
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, head: head})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, err
 }

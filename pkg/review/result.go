@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -68,6 +69,11 @@ type Result struct {
 	// Failure says why the review could not run (AllFailed), for the
 	// report and the check run. It may quote untrusted text: sanitize it.
 	Failure string `json:"failure,omitempty"`
+
+	// Files are the reviewed files of the parsed diff (after scope): the
+	// inline stage checks comment lines and suggestions against them. Not
+	// serialized: report-path carries findings, not the diff.
+	Files []*diff.File `json:"-"`
 }
 
 // PersonaRun says why a persona ran and how it went.
@@ -127,6 +133,41 @@ type Coverage struct {
 	// collectNotes dropped: repeats and those past MaxNotes.
 	TestingGapsDropped   int `json:"testing_gaps_dropped,omitempty"`
 	ResidualRisksDropped int `json:"residual_risks_dropped,omitempty"`
+	// Config says which repository configuration file the review used;
+	// nil when none was looked for (a local diff without one).
+	Config *ConfigUse `json:"config,omitempty"`
+	// Settings says where each effective setting came from (an input, the
+	// configuration file, or the default); the action fills it in.
+	Settings []Setting `json:"settings,omitempty"`
+}
+
+// ConfigUse records the repository configuration of a review.
+type ConfigUse struct {
+	Path string `json:"path"`
+	// Found is false when the file does not exist where it was read.
+	Found bool `json:"found"`
+	// Where it was read: "base commit" for a pull request, "working tree"
+	// for a local diff.
+	Where string `json:"where"`
+	// EditedByPR is true when the pull request changes the file: it was
+	// reviewed with the base version all the same.
+	EditedByPR bool `json:"edited_by_pr,omitempty"`
+	// CustomPersonas names the personas the file defines.
+	CustomPersonas []string `json:"custom_personas,omitempty"`
+}
+
+// Sources of an effective setting.
+const (
+	SourceInput   = "input"
+	SourceConfig  = "config file"
+	SourceDefault = "default"
+)
+
+// Setting is one effective setting and where its value came from.
+type Setting struct {
+	Name   string `json:"name"`   // the input name ("fail-on")
+	Value  string `json:"value"`  // as the input would spell it
+	Source string `json:"source"` // SourceInput, SourceConfig or SourceDefault
 }
 
 // incomplete records one thing the review did not do. An incomplete review

@@ -15,6 +15,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 )
 
 // GitHub is what the review reads from GitHub. *github.Client implements it.
@@ -111,6 +112,18 @@ type Options struct {
 	// Dependabot PRs get no secrets). A PR that is not skipped returns
 	// ErrNeedsModel.
 	PrecheckOnly bool
+
+	// Configure, when set, receives the repository configuration
+	// (.github/anchor-review.yml at the base commit; an empty File when it
+	// is absent) before scope, and may change the options: the action
+	// applies its precedence rule here, so inputs set in the workflow win
+	// over the file. An error stops the review before any model call. The
+	// file's instructions, path_instructions and custom personas are
+	// applied by the review itself, Configure or not.
+	Configure func(o *Options, f *repoconfig.File) error
+
+	// repo is the repository configuration in effect (set by configure).
+	repo repoconfig.File
 
 	// Fence is the per-run data fence token; empty means a fresh random one.
 	Fence string

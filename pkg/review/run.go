@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/persona"
@@ -36,11 +37,13 @@ type runInput struct {
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	pc, notReviewed := in.prompt, in.notReviewed
+	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
 	notReviewed = append(notReviewed, sc.Excluded...)
+	res.Files = sc.Files
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 
 	// Stage 3: select.
@@ -48,7 +51,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	for _, s := range pc.Standards {
 		stdPaths = append(stdPaths, s.Path)
 	}
-	team, err := persona.Select(r.Personas, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
+	all := r.Personas
+	if len(o.repo.Personas) > 0 {
+		all = append(slices.Clip(all), o.repo.Personas...)
+	}
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -79,7 +86,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	}
 	// When the validator runs, persona requests keep room for its own
 	// messages, so a validator request fits with the persona prefix.
-	fixed := prompt.FixedTokens(pc, members, o.Validate)
+	// Path instructions differ per part: the fixed parts count them all.
+	withPaths := pc
+	withPaths.PathInstructions = pathInstructions(o.repo.PathInstructions, sc.Files)
+	fixed := prompt.FixedTokens(withPaths, members, o.Validate)
 	fit := pc
 	fit.Files = sc.Files
 	parts, left := prompt.Fit(fit, o.MaxInputTokens-fixed)

@@ -104,7 +104,7 @@ func TestAllPersonasFail(t *testing.T) {
 			t.Errorf("persona %s not marked failed", p.Name)
 		}
 	}
-	if n := len(e.model.Requests()); n != 22 {
-		t.Errorf("model requests: got %d; want 22 (11 personas, each repaired once, no validator)", n)
+	if n, want := len(e.model.Requests()), 2*len(ordersTeam()); n != want {
+		t.Errorf("model requests: got %d; want %d (%d personas, each repaired once, no validator)", n, want, len(ordersTeam()))
 	}
 }

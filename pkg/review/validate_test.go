@@ -191,8 +191,10 @@ func TestValidatorVerdicts(t *testing.T) {
 			slow++
 		}
 	}
-	if malformed != 2 || slow != 1 {
-		t.Errorf("validator requests: malformed %d, slow %d; want 2 (one repair), 1 (timeouts are not retried)", malformed, slow)
+	// The slow call may time out before its request reaches the server on
+	// a loaded machine (30 ms); what matters is that it is never retried.
+	if malformed != 2 || slow > 1 {
+		t.Errorf("validator requests: malformed %d, slow %d; want 2 (one repair), at most 1 (timeouts are not retried)", malformed, slow)
 	}
 	if res.Verdict != review.NotReady {
 		t.Errorf("verdict: got %s; want not-ready (a confirmed P1)", res.Verdict)

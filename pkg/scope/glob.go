@@ -148,3 +148,32 @@ func globClass(p string, i int) (int, string, error) {
 }
 
 func (g glob) match(path string) bool { return g.re.MatchString(path) }
+
+// Globs is a compiled list of path globs in the exclude syntax
+// (compileGlob), used for the repository configuration's path_instructions
+// and custom personas' path rules.
+type Globs struct{ globs []glob }
+
+// CompileGlobs compiles patterns; the first malformed one is an error
+// wrapping ErrBadPattern.
+func CompileGlobs(patterns []string) (Globs, error) {
+	var g Globs
+	for _, p := range patterns {
+		c, err := compileGlob(strings.TrimSpace(p))
+		if err != nil {
+			return Globs{}, err
+		}
+		g.globs = append(g.globs, c)
+	}
+	return g, nil
+}
+
+// Match reports whether path matches any of the globs.
+func (g Globs) Match(path string) bool {
+	for _, c := range g.globs {
+		if c.match(path) {
+			return true
+		}
+	}
+	return false
+}

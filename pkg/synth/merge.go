@@ -215,3 +215,8 @@ func Number(fs []finding.Finding) {
 		fs[i].Number = i + 1
 	}
 }
+
+// NormalizeTitle is the title as deduplication compares it (see
+// normalizeTitle); the inline stage's fingerprints use the same form, so a
+// reworded-only-in-case-or-punctuation title keeps its fingerprint.
+func NormalizeTitle(s string) string { return normalizeTitle(s) }

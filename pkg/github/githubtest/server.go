@@ -72,6 +72,14 @@ type Comment struct {
 	Author, Body         string
 	CreatedAt, UpdatedAt time.Time
 	Edits                int
+	// Review (line) comments only: where it sits, the review that created
+	// it (0 for one added by AddReviewComment/AddLineComment), the comment
+	// it replies to. Path "" is served as README.md line 1.
+	Path            string
+	Line, StartLine int
+	Side, CommitID  string
+	ReviewID        int64
+	InReplyTo       int64
 }
 
 // Annotation is a check-run annotation as received.
@@ -112,9 +120,11 @@ type Server struct {
 	files    map[int][]File
 	comments map[int][]*Comment // issue comments per PR
 	reviews  map[int][]*Comment // review comments per PR
-	contents map[string]string  // ref + "\x00" + path
-	checks   []*CheckRun
-	faults   []*Fault
+	// prReviews are the pull-request reviews created per PR.
+	prReviews map[int][]*Review
+	contents  map[string]string // ref + "\x00" + path
+	checks    []*CheckRun
+	faults    []*Fault
 	// barrierTimeouts counts held requests released by their timeout
 	// instead of the gate opening.
 	barrierTimeouts int
@@ -127,18 +137,23 @@ type Server struct {
 // New starts a fake GitHub. Close it when done.
 func New() *Server {
 	s := &Server{
-		nextID:   1000,
-		prs:      map[int]PR{},
-		diffs:    map[int]string{},
-		files:    map[int][]File{},
-		comments: map[int][]*Comment{},
-		reviews:  map[int][]*Comment{},
-		contents: map[string]string{},
+		nextID:    1000,
+		prs:       map[int]PR{},
+		diffs:     map[int]string{},
+		files:     map[int][]File{},
+		comments:  map[int][]*Comment{},
+		reviews:   map[int][]*Comment{},
+		prReviews: map[int][]*Review{},
+		contents:  map[string]string{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPull)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/files", s.listFiles)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listReviewComments)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}/comments", s.listReviewCommentsOf)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.editReviewComment)
+	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteReviewComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", s.createComment)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
@@ -701,20 +716,57 @@ func (s *Server) commentJSON(r *http.Request, n int, c Comment) map[string]any {
 }
 
 func (s *Server) reviewCommentJSON(r *http.Request, n int, c Comment) map[string]any {
-	m := s.commentJSON(r, n, c)
+	m := template("pull-request-review-comment-2.json")
 	repo := repoOf(r)
-	delete(m, "issue_url")
-	delete(m, "pin")
-	delete(m, "minimized")
-	set(m, "url", fmt.Sprintf("%s/repos/%s/pulls/comments/%d", s.api(r), repo, c.ID))
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", repo, n, c.ID))
-	set(m, "pull_request_url", fmt.Sprintf("%s/repos/%s/pulls/%d", s.api(r), repo, n))
-	set(m, "pull_request_review_id", c.ID)
-	set(m, "path", "README.md")
-	set(m, "line", 1)
-	set(m, "side", "RIGHT")
-	set(m, "commit_id", "6dcb09b5b57875f334f61aebed695e2e4193db5e")
-	set(m, "diff_hunk", "@@ -1,1 +1,1 @@")
+	api := s.api(r)
+	self := fmt.Sprintf("%s/repos/%s/pulls/comments/%d", api, repo, c.ID)
+	html := fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", repo, n, c.ID)
+	pull := fmt.Sprintf("%s/repos/%s/pulls/%d", api, repo, n)
+	path, line, side, commit := c.Path, c.Line, c.Side, c.CommitID
+	if path == "" {
+		path, line = "README.md", 1
+	}
+	if side == "" {
+		side = "RIGHT"
+	}
+	if commit == "" {
+		commit = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+	}
+	set(m, "id", c.ID)
+	set(m, "node_id", base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("PullRequestReviewComment%d", c.ID))))
+	set(m, "url", self)
+	set(m, "html_url", html)
+	set(m, "pull_request_url", pull)
+	set(m, "_links.self.href", self)
+	set(m, "_links.html.href", html)
+	set(m, "_links.pull_request.href", pull)
+	set(m, "pull_request_review_id", c.ReviewID)
+	set(m, "body", c.Body)
+	set(m, "user.login", c.Author)
+	set(m, "user.type", userType(c.Author))
+	set(m, "created_at", stamp(c.CreatedAt))
+	set(m, "updated_at", stamp(c.UpdatedAt))
+	set(m, "path", path)
+	set(m, "line", line)
+	set(m, "original_line", line)
+	set(m, "side", side)
+	set(m, "commit_id", commit)
+	set(m, "original_commit_id", commit)
+	set(m, "diff_hunk", fmt.Sprintf("@@ -%d,1 +%d,1 @@", line, line))
+	if c.StartLine > 0 {
+		set(m, "start_line", c.StartLine)
+		set(m, "original_start_line", c.StartLine)
+		set(m, "start_side", side)
+	} else {
+		set(m, "start_line", nil)
+		set(m, "original_start_line", nil)
+		set(m, "start_side", nil)
+	}
+	if c.InReplyTo > 0 {
+		set(m, "in_reply_to_id", c.InReplyTo)
+	} else {
+		delete(m, "in_reply_to_id")
+	}
 	return m
 }
 

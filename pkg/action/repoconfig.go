@@ -1,0 +1,172 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// FileKey is one key of the repository configuration file
+// (.github/anchor-review.yml) that mirrors a workflow input. Its value is
+// spelled the way the input would be (a list joined with List) and goes
+// through the input's own parser and validator in configFrom, so the file
+// and the workflow can never disagree on what a value means.
+type FileKey struct {
+	Key   string // key in the file (snake_case, like path_instructions)
+	Input string // the action input it mirrors
+	List  string // separator joining a list value ("," or "\n"); "" for a scalar
+}
+
+// FileKeys is the table of file keys that mirror inputs. Letting the file
+// set another input is one row here plus one property in
+// prompts/config.schema.json (TestFileKeysMatchSchema keeps them in step).
+//
+// Left out on purpose: github-token, api-key, base-url and bot-login. The
+// file lives in the repository, and a commit to the base branch must not be
+// able to send the API key to another endpoint, swap the credentials the
+// workflow chose, or change whose report comments count as ours (skip rule
+// 4). pr-number belongs to the event.
+func FileKeys() []FileKey {
+	return []FileKey{
+		{Key: "personas", Input: "personas", List: ","},
+		{Key: "exclude", Input: "exclude", List: "\n"},
+		{Key: "fail_on", Input: "fail-on"},
+		{Key: "mode", Input: "mode"},
+		{Key: "model", Input: "model"},
+		{Key: "strong_model", Input: "strong-model"},
+		{Key: "validator_model", Input: "validator-model"},
+		{Key: "max_validations", Input: "max-validations"},
+		{Key: "max_concurrency", Input: "max-concurrency"},
+		{Key: "max_llm_calls", Input: "max-llm-calls"},
+		{Key: "quiet", Input: "quiet"},
+		{Key: "incomplete", Input: "incomplete"},
+	}
+}
+
+// ApplyRepoConfig returns the effective configuration: c with every input
+// the workflow left at its default replaced by the file's value, where the
+// file sets one (SPEC section 7.5: a workflow input set to a non-default
+// value wins over the file; the file wins over defaults). Settings says
+// where each FileKeys input's value came from, in table order. A value the
+// input's parser refuses is a *repoconfig.Error naming the file's key.
+func ApplyRepoConfig(c Config, f *repoconfig.File) (Config, []review.Setting, error) {
+	in := make(map[string]string, len(c.inputs))
+	for k, v := range c.inputs {
+		in[k] = v
+	}
+	source := map[string]string{}
+	for _, k := range FileKeys() {
+		v, inFile := f.Settings[k.Key]
+		switch {
+		case c.explicit[k.Input]:
+			source[k.Input] = review.SourceInput
+		case inFile:
+			in[k.Input] = spell(v, k.List)
+			source[k.Input] = review.SourceConfig
+		default:
+			source[k.Input] = review.SourceDefault
+		}
+	}
+	var custom []string
+	for _, p := range f.Personas {
+		custom = append(custom, p.Name)
+	}
+	// The environment LoadConfig already checked.
+	env := map[string]string{
+		"GITHUB_API_URL": c.APIURL, "GITHUB_SERVER_URL": c.ServerURL, "GITHUB_REPOSITORY": c.Repository,
+		"GITHUB_EVENT_NAME": c.EventName, "GITHUB_EVENT_PATH": c.EventPath, "RUNNER_TEMP": c.RunnerTemp,
+	}
+	eff, err := configFrom(in, func(k string) string { return env[k] }, custom)
+	eff.explicit = c.explicit
+	eff.APIURL, eff.ServerURL, eff.Repository, eff.Owner, eff.Repo = c.APIURL, c.ServerURL, c.Repository, c.Owner, c.Repo
+	eff.EventName, eff.EventPath, eff.RunnerTemp = c.EventName, c.EventPath, c.RunnerTemp
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		var fileProblems []repoconfig.Problem
+		for _, p := range ce.Problems {
+			key, fromFile := fileKeyOf(p.Input)
+			if fromFile && source[p.Input] == review.SourceConfig {
+				fileProblems = append(fileProblems, repoconfig.Problem{Key: key, Message: p.Message})
+			}
+			// Problems of inputs and the environment were LoadConfig's to
+			// report; c passed it, so there are none here.
+		}
+		if len(fileProblems) > 0 {
+			return c, nil, &repoconfig.Error{Path: repoconfig.Path, Problems: fileProblems}
+		}
+	}
+
+	settings := make([]review.Setting, 0, len(FileKeys()))
+	for _, k := range FileKeys() {
+		v := strings.ReplaceAll(strings.TrimSpace(in[k.Input]), "\n", ", ")
+		if v == "" && (k.Input == "strong-model" || k.Input == "validator-model") {
+			v = eff.Model + " (model)"
+		}
+		settings = append(settings, review.Setting{Name: k.Input, Value: v, Source: source[k.Input]})
+	}
+	return eff, settings, nil
+}
+
+func fileKeyOf(input string) (string, bool) {
+	for _, k := range FileKeys() {
+		if k.Input == input {
+			return k.Key, true
+		}
+	}
+	return "", false
+}
+
+// spell writes a schema-checked file value the way the input spells it.
+func spell(v any, sep string) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case int:
+		return strconv.Itoa(x)
+	case []string:
+		return strings.Join(x, sep)
+	}
+	return fmt.Sprint(v)
+}
+
+// ReviewOptions are the review options c sets; Run adds the event's and
+// the run's own.
+func (c Config) ReviewOptions() review.Options {
+	return review.Options{
+		Mode: c.Mode, Validate: c.Mode == ModeComment,
+		Exclude: c.Exclude, Personas: c.Personas,
+		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
+		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
+		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
+		BotLogin: c.BotLogin, Incomplete: c.Incomplete,
+	}
+}
+
+// RepoConfig applies the repository configuration during a review: pass
+// its Configure as review.Options.Configure; after the review, Config is
+// the effective configuration and Settings where each setting came from.
+type RepoConfig struct {
+	Config   Config
+	Settings []review.Setting
+}
+
+// Configure implements review.Options.Configure.
+func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
+	eff, settings, err := ApplyRepoConfig(rc.Config, f)
+	if err != nil {
+		return err
+	}
+	rc.Config, rc.Settings = eff, settings
+	ro := eff.ReviewOptions()
+	o.Mode, o.Validate, o.Exclude, o.Personas = ro.Mode, ro.Validate, ro.Exclude, ro.Personas
+	o.Model, o.StrongModel, o.ValidatorModel = ro.Model, ro.StrongModel, ro.ValidatorModel
+	o.MaxValidations, o.MaxConcurrency, o.MaxLLMCalls = ro.MaxValidations, ro.MaxConcurrency, ro.MaxLLMCalls
+	o.Incomplete = ro.Incomplete
+	return nil
+}

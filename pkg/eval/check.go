@@ -1,0 +1,178 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+)
+
+// PermissiveLicenses are the SPDX ids a real case's code may carry.
+func PermissiveLicenses() []string {
+	return []string{"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "ISC"}
+}
+
+// Languages are the languages a case may be written in.
+func Languages() []string { return []string{"go", "javascript", "typescript", "python", "c"} }
+
+var (
+	cvePattern = regexp.MustCompile(`^CVE-\d{4}-\d{4,}$`)
+	// provenance: module@version, npm:name@version or github:owner/repo@commit.
+	provenance = regexp.MustCompile(`^(npm:[^@\s]+|github:[\w.-]+/[\w.-]+|[\w.-]+(/[\w.~-]+)+)@[\w.+-]+$`)
+)
+
+// Check lists the integrity problems of a loaded case (the loader already
+// rejected what does not parse): every label's range overlaps lines the
+// diff added; a clean case has no labels and a bug case at least one;
+// a real case has case.json with provenance (source, the fix unless clean,
+// a well-formed CVE when given), a permissive licence, a known language,
+// the files its diff changes, and a category on every label.
+func Check(c Case) []string {
+	var out []string
+	bad := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
+	for _, is := range c.Truth {
+		if !addedInRange(fileOf(c.Files, is.File), is.Line, is.LineEnd) {
+			bad("%s: issue %q: %s:%d-%d overlaps no line the diff adds", truthFile, is.ID, is.File, is.Line, is.LineEnd)
+		}
+		if c.Suite == SuiteReal && strings.TrimSpace(is.Category) == "" {
+			bad("%s: issue %q: category is required", truthFile, is.ID)
+		}
+	}
+	found := slices.ContainsFunc(c.Truth, func(is Issue) bool { return !is.Excluded })
+	switch {
+	case c.Clean() && len(c.Truth) > 0:
+		bad("a clean case has %d ground-truth labels; want none", len(c.Truth))
+	case !c.Clean() && !found:
+		bad("a bug case has no ground-truth label to find")
+	}
+
+	m := c.Meta
+	if m == nil {
+		if c.Suite == SuiteReal {
+			bad("%s is required for a real case (provenance and licence)", metaFile)
+		}
+		return out
+	}
+	if m.Kind != c.Suite {
+		bad("%s: kind %q; want %q (the suite it is in)", metaFile, m.Kind, c.Suite)
+	}
+	if !slices.Contains(Languages(), m.Language) {
+		bad("%s: language %q; want one of %s", metaFile, m.Language, strings.Join(Languages(), ", "))
+	}
+	if !provenance.MatchString(m.Source) {
+		bad("%s: source %q; want module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT", metaFile, m.Source)
+	}
+	if !m.Clean && !provenance.MatchString(m.Fix) {
+		bad("%s: fix %q; want the fixing module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT", metaFile, m.Fix)
+	}
+	if m.CVE != "" && !cvePattern.MatchString(m.CVE) {
+		bad("%s: cve %q; want CVE-YYYY-NNNN or \"\"", metaFile, m.CVE)
+	}
+	if !slices.Contains(PermissiveLicenses(), m.License) {
+		bad("%s: license %q; want a permissive SPDX id: %s", metaFile, m.License, strings.Join(PermissiveLicenses(), ", "))
+	}
+	var inDiff []string
+	for _, f := range c.Files {
+		inDiff = append(inDiff, f.Path())
+	}
+	listed := make([]string, 0, len(m.Files))
+	for _, f := range m.Files {
+		listed = append(listed, normFile(f))
+	}
+	slices.Sort(inDiff)
+	slices.Sort(listed)
+	if !slices.Equal(inDiff, listed) {
+		bad("%s: files %q; want the files the diff changes, %q", metaFile, listed, inDiff)
+	}
+	return out
+}
+
+// addedInRange reports whether any of line..end is an added line of f.
+func addedInRange(f *diff.File, line, end int) bool {
+	if f == nil {
+		return false
+	}
+	for n := line; n <= end; n++ {
+		if l, ok := f.NewLine(n); ok && l.Kind == diff.Add {
+			return true
+		}
+	}
+	return false
+}
+
+// SuiteCheck is the integrity of one suite.
+type SuiteCheck struct {
+	Suite                     string
+	Cases, Clean, Bug, Issues int
+	// Problems are "case: problem" lines; a case that did not load is one
+	// problem, its loader error.
+	Problems []string
+}
+
+// CheckCorpus loads each suite under root and checks every case, and the
+// validator pool's references to cases. It never stops at the first
+// problem: every broken case is listed.
+func CheckCorpus(fsys fs.FS, root string, suites ...string) ([]SuiteCheck, error) {
+	if len(suites) == 0 {
+		suites = Suites()
+	}
+	ids := map[string]bool{}
+	var out []SuiteCheck
+	for _, s := range suites {
+		cases, err := LoadSuite(fsys, root, s)
+		sc := SuiteCheck{Suite: s}
+		if err != nil {
+			if !errors.Is(err, ErrCase) {
+				return nil, err
+			}
+			for _, e := range unjoin(err) {
+				sc.Problems = append(sc.Problems, e.Error())
+			}
+		}
+		for _, c := range cases {
+			ids[c.ID()] = true
+			sc.Cases++
+			sc.Issues += len(c.Truth)
+			if c.Clean() {
+				sc.Clean++
+			} else {
+				sc.Bug++
+			}
+			for _, p := range Check(c) {
+				sc.Problems = append(sc.Problems, c.ID()+": "+p)
+			}
+		}
+		out = append(out, sc)
+	}
+	pool, err := LoadPool(fsys, root)
+	if err != nil {
+		out = append(out, SuiteCheck{Suite: PoolDir, Problems: []string{err.Error()}})
+	} else if pool != nil {
+		sc := SuiteCheck{Suite: PoolDir, Cases: len(pool.Items)}
+		for _, it := range pool.Items {
+			suite, _, _ := strings.Cut(it.Case, "/")
+			if slices.Contains(suites, suite) && !ids[it.Case] {
+				sc.Problems = append(sc.Problems, fmt.Sprintf("pool item %s: no case %q", it.ID, it.Case))
+			}
+			if pool.Source.Kind != "" {
+				if _, ok := pool.Answers[it.ID]; !ok {
+					sc.Problems = append(sc.Problems, fmt.Sprintf("pool item %s: no recorded answer", it.ID))
+				}
+			}
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// unjoin splits an errors.Join error into its parts.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,260 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// FailOn is the fail-on the pipeline scores assume: the action's default.
+const FailOn = "P1"
+
+// CaseResult is the whole pipeline on one case: what would have been posted
+// after synthesis, the gate and the validator, scored against every issue
+// of the case whichever persona it names (an off-persona catch is a catch).
+type CaseResult struct {
+	Case  string `json:"case"`
+	Clean bool   `json:"clean"`
+	// Team are the personas that ran.
+	Team []string `json:"team"`
+	// Failed is non-empty when the review could not run.
+	Failed string `json:"failed,omitempty"`
+	Counts
+	Matched     []string        `json:"matched,omitempty"`
+	Missed      []string        `json:"missed,omitempty"`
+	Results     []FindingResult `json:"results,omitempty"`
+	Calibration []AnchorStat    `json:"calibration"`
+	// Gated counts the findings synthesis passed to the validator;
+	// Validated the ones it confirmed; DroppedReal the rejected ones that
+	// sat on a labelled issue.
+	Gated       int `json:"gated"`
+	Validated   int `json:"validated"`
+	DroppedReal int `json:"validator_dropped_real"`
+	// Verdict and Conclusion are the review's, from pkg/review and
+	// pkg/report, with fail-on FailOn.
+	Verdict    string `json:"verdict"`
+	Conclusion string `json:"conclusion"`
+}
+
+// PipelineSummary sums the pipeline over cases.
+type PipelineSummary struct {
+	Cases, BugCases, CleanCases, Failed int
+	Counts
+	// CleanFindings are the findings posted on clean cases.
+	CleanFindings int
+	// CleanFailing / BugFailing count cases whose check would fail.
+	CleanFailing, BugFailing      int
+	Gated, Validated, DroppedReal int
+	Calibration                   []AnchorStat
+	Results                       []CaseResult
+}
+
+// FindingsPerCleanPR is CleanFindings/CleanCases.
+func (s PipelineSummary) FindingsPerCleanPR() Ratio { return Ratio{s.CleanFindings, s.CleanCases} }
+
+// CleanFailShare is the share of clean PRs whose check would fail.
+func (s PipelineSummary) CleanFailShare() Ratio { return Ratio{s.CleanFailing, s.CleanCases} }
+
+// BugFailShare is the share of buggy PRs whose check would fail.
+func (s PipelineSummary) BugFailShare() Ratio { return Ratio{s.BugFailing, s.BugCases} }
+
+// SummarizePipeline sums case results (sorted by case).
+func SummarizePipeline(rs []CaseResult) PipelineSummary {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b CaseResult) int {
+		if a.Case < b.Case {
+			return -1
+		}
+		if a.Case > b.Case {
+			return 1
+		}
+		return 0
+	})
+	s := PipelineSummary{Calibration: calibration(nil), Results: rs}
+	for _, r := range rs {
+		s.Cases++
+		if r.Failed != "" {
+			s.Failed++
+		}
+		s.Counts.add(r.Counts)
+		s.Calibration = addCalibration(s.Calibration, r.Calibration)
+		s.Gated += r.Gated
+		s.Validated += r.Validated
+		s.DroppedReal += r.DroppedReal
+		failing := r.Conclusion == report.ConclusionFailure
+		if r.Clean {
+			s.CleanCases++
+			s.CleanFindings += r.Findings
+			if failing {
+				s.CleanFailing++
+			}
+		} else {
+			s.BugCases++
+			if failing {
+				s.BugFailing++
+			}
+		}
+	}
+	return s
+}
+
+// runPipeline reviews c with the real orchestrator (selection, synthesis,
+// gate, validator, verdict) over the personas' answers, then scores what it
+// would post. answers are the per-persona pass's raw answers, reused.
+func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]byte) CaseResult {
+	cr := CaseResult{Case: c.ID(), Clean: c.Clean(), Calibration: calibration(nil)}
+	restrict := o.Personas
+	if o.Model == nil {
+		// Offline, the team is the personas with an answer (within the
+		// restriction): the others have nothing to say.
+		restrict = nil
+		for p := range answers {
+			if len(o.Personas) == 0 || slices.Contains(o.Personas, p) {
+				restrict = append(restrict, p)
+			}
+		}
+		sortPersonas(restrict)
+		if len(restrict) == 0 {
+			cr.Failed = "no usable recorded answer"
+			cr.Verdict, cr.Conclusion = string(review.Degraded), report.ConclusionFailure
+			return pipelineMisses(c, cr)
+		}
+	}
+	m := &caseModel{c: c, answers: answers, live: o.Model, rec: o.Recorder}
+	rv := review.Reviewer{Model: m, Personas: o.Team}
+	head := func(_ context.Context, p string) (string, bool, error) {
+		s, ok := c.Head[p]
+		return s, ok, nil
+	}
+	res, err := rv.ReviewDiff(ctx, review.Options{
+		Owner: "eval", Repo: c.Name, // the prompt's "Repository: eval/<case>", as in the per-persona pass
+		Mode: review.ModeComment, Validate: true, Personas: restrict,
+		Model: o.ModelName, MaxConcurrency: max(o.Concurrency, 1), MaxValidations: -1,
+	}, &diff.Diff{Files: c.Files}, c.Title, c.Body, head)
+	for _, p := range res.Coverage.Personas {
+		cr.Team = append(cr.Team, p.Name)
+	}
+	cr.Verdict = string(res.Verdict)
+	cr.Conclusion, _ = report.Conclusion(res, FailOn)
+	if err != nil {
+		cr.Failed = err.Error()
+		if !errors.Is(err, review.ErrAllPersonasFailed) {
+			cr.Verdict, cr.Conclusion = string(review.Degraded), report.ConclusionFailure
+		}
+		return pipelineMisses(c, cr)
+	}
+	rej, errs := judge(ctx, o.Judge, c, res.Findings, anyLane)
+	p := score("pipeline", c, res.Findings, anyLane, rej)
+	p.JudgeErrors = errs
+	cr.Counts, cr.Matched, cr.Missed, cr.Results, cr.Calibration = p.Counts, p.Matched, p.Missed, p.Results, p.Calibration
+	cr.Gated = res.Coverage.Validated + len(res.Coverage.Rejections) + len(res.Coverage.OverBudget)
+	cr.Validated = res.Coverage.Validated
+	for _, rj := range slices.Concat(res.Coverage.Rejections, res.Coverage.OverBudget) {
+		if slices.ContainsFunc(c.Truth, func(is Issue) bool { return !is.Excluded && Overlaps(rj.File, []int{rj.Line}, is) }) {
+			cr.DroppedReal++
+		}
+	}
+	return cr
+}
+
+// pipelineMisses counts every non-excluded issue of c as missed.
+func pipelineMisses(c Case, cr CaseResult) CaseResult {
+	for _, is := range c.Truth {
+		if is.Excluded {
+			cr.Excluded++
+			continue
+		}
+		cr.FN++
+		cr.Missed = append(cr.Missed, is.ID)
+	}
+	return cr
+}
+
+// caseModel is the model the pipeline talks to for one case: persona
+// requests get the answers of the per-persona pass (or, live, the live
+// model's); validator requests get the recorded verdicts offline, the live
+// model's answer live.
+type caseModel struct {
+	c       Case
+	answers map[string][]byte
+	live    llm.Completer
+	rec     *Recorder
+}
+
+// Complete implements llm.Completer.
+func (m *caseModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	if req.Persona == llm.Validator {
+		return m.validate(ctx, req)
+	}
+	if b, ok := m.answers[req.Persona]; ok {
+		a, err := ParseAnswer(b)
+		if err != nil {
+			return llm.Response{}, err
+		}
+		js, err := json.Marshal(a)
+		if err != nil {
+			return llm.Response{}, fmt.Errorf("eval: %w", err)
+		}
+		return llm.Response{JSON: js}, nil
+	}
+	if m.live == nil {
+		return llm.Response{}, fmt.Errorf("%w for persona %s on %s", llm.ErrNoAnswer, req.Persona, m.c.ID())
+	}
+	resp, err := m.live.Complete(ctx, req)
+	if err == nil && m.rec != nil {
+		err = m.rec.SavePersona(m.c, req.Persona, resp.JSON)
+	}
+	return resp, err
+}
+
+func (m *caseModel) validate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if m.live == nil {
+		file, line := splitLabel(req.Label)
+		v, ok := m.c.Validator[VerdictKey(normFile(file), line)]
+		if !ok {
+			return llm.Response{}, fmt.Errorf("%w: no recorded validator verdict for %s on %s", llm.ErrNoAnswer, req.Label, m.c.ID())
+		}
+		js, err := json.Marshal(v)
+		if err != nil {
+			return llm.Response{}, fmt.Errorf("eval: %w", err)
+		}
+		return llm.Response{JSON: js}, nil
+	}
+	resp, err := m.live.Complete(ctx, req)
+	if err == nil && m.rec != nil {
+		var v finding.Validation
+		if json.Unmarshal(resp.JSON, &v) == nil {
+			file, line := splitLabel(req.Label)
+			err = m.rec.SaveVerdict(m.c, file, line, v)
+		}
+	}
+	return resp, err
+}
+
+// splitLabel splits a validator label "file:line".
+func splitLabel(label string) (string, int) {
+	for i := len(label) - 1; i >= 0; i-- {
+		if label[i] == ':' {
+			n := 0
+			for _, r := range label[i+1:] {
+				if r < '0' || r > '9' {
+					return label, 0
+				}
+				n = n*10 + int(r-'0')
+			}
+			return label[:i], n
+		}
+	}
+	return label, 0
+}

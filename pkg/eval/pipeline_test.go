@@ -1,0 +1,87 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/report"
+)
+
+// answer is a one-finding persona answer as JSON.
+func answer(persona, file string, line int, sev string, conf int, evidence string) string {
+	return `{"reviewer":"` + persona + `","findings":[{"title":"t ` + persona + `","severity":"` + sev + `","file":"` + file + `","line":` +
+		strconv.Itoa(line) + `,"why_it_matters":"w","autofix_class":"manual","owner":"human","requires_verification":true,"confidence":` + strconv.Itoa(conf) +
+		`,"evidence":["` + evidence + `"],"pre_existing":false}],"residual_risks":[],"testing_gaps":[]}`
+}
+
+func TestPipelineScores(t *testing.T) {
+	const bug, clean = "real/go-unchecked-length/", "real/py-clean-rename/"
+	src := `{"source":"scripted"}`
+	fsys := corpusFS(t, map[string]string{
+		// The issue is labelled for security only; correctness catches it,
+		// citing the line where buf is sliced: an off-persona miss for the
+		// persona alone, a catch for the pipeline.
+		bug + "ground_truth.jsonl":        `{"id":"len-1","file":"frame/read.go","line":11,"line_end":12,"severity":"P0","category":"security","personas":["security"],"description":"d","excluded":false}` + "\n",
+		bug + "recorded/source.json":      src,
+		bug + "recorded/correctness.json": answer("correctness", "frame/read.go", 13, "P0", 75, "buf[:n]) with n from the wire"),
+		bug + "recorded/security.json":    `{"reviewer":"security","findings":[],"residual_risks":[],"testing_gaps":[]}`,
+		bug + "recorded/validator.jsonl":  `{"file":"frame/read.go","line":13,"validated":true,"reason":"r"}` + "\n",
+		// A clean PR where a P1 survives the validator: the check fails.
+		clean + "recorded/source.json":          src,
+		clean + "recorded/maintainability.json": answer("maintainability", "util/names.py", 1, "P1", 100, "def normalize(s):"),
+		clean + "recorded/correctness.json":     answer("correctness", "util/names.py", 3, "P2", 75, "return s.strip().lower()"),
+		clean + "recorded/validator.jsonl":      `{"file":"util/names.py","line":1,"validated":true,"reason":"r"}` + "\n",
+		// no verdict for util/names.py:3: the validator "fails" and drops it
+	})
+	cases, err := LoadSuite(fsys, ".", SuiteReal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cases, Options{Answerer: Recorded{FS: fsys, Root: "."}, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Pairs {
+		if p.Persona == "correctness" && p.Case == "real/go-unchecked-length" && (p.FP != 1 || p.OffPersona != 1) {
+			t.Errorf("correctness alone: %+v; want an off-persona false positive", p.Counts)
+		}
+	}
+	ps := r.Pipeline
+	if ps.Cases != 2 || ps.BugCases != 1 || ps.CleanCases != 1 {
+		t.Fatalf("pipeline cases %+v", ps)
+	}
+	if ps.TP != 1 || ps.FP != 1 || ps.FN != 0 || ps.Recall() != (Ratio{1, 1}) || ps.Precision() != (Ratio{1, 2}) {
+		t.Errorf("pipeline counts %+v; want the off-persona catch as a tp and the clean PR's P1 as a fp", ps.Counts)
+	}
+	if ps.FindingsPerCleanPR() != (Ratio{1, 1}) || ps.CleanFailShare() != (Ratio{1, 1}) || ps.BugFailShare() != (Ratio{1, 1}) {
+		t.Errorf("per clean PR %v, clean failing %v, bug failing %v; want 1/1 each", ps.FindingsPerCleanPR(), ps.CleanFailShare(), ps.BugFailShare())
+	}
+	if ps.SeverityAgreement() != (Ratio{1, 1}) || ps.Gated != 3 || ps.Validated != 2 {
+		t.Errorf("severity %v gated %d validated %d; want 1/1, 3, 2", ps.SeverityAgreement(), ps.Gated, ps.Validated)
+	}
+	for _, c := range ps.Results {
+		if c.Conclusion != report.ConclusionFailure {
+			t.Errorf("%s: conclusion %s; want failure", c.Case, c.Conclusion)
+		}
+	}
+	if !r.Scripted() || r.SourceLabel() != "scripted by hand (2 cases)" {
+		t.Errorf("source %q; want scripted by hand (2 cases)", r.SourceLabel())
+	}
+	var table, md bytes.Buffer
+	if err := WriteTable(&table, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, []Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{table.String(), md.String()} {
+		for _, want := range []string{ScriptedNotice, "scripted by hand (2 cases)", "clean PRs whose check fails", "1.000 (1/1)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+	}
+}

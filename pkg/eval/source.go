@@ -1,0 +1,317 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+)
+
+// The files of a recorded/ directory besides <persona>.json.
+const (
+	sourceFile    = "source.json"
+	validatorFile = "validator.jsonl"
+)
+
+// Source kinds: who wrote a set of answers.
+const (
+	// SourceScripted: written by hand, to exercise the scorer.
+	SourceScripted = "scripted"
+	// SourceRecorded: a model's answers, saved by `eval --live --record`.
+	SourceRecorded = "recorded"
+	// SourceLive: a model's answers, asked during this run.
+	SourceLive = "live"
+)
+
+// Source says where answers came from. Every table and JSONL summary
+// prints its Label, so a scripted number is never read as a model's.
+type Source struct {
+	Kind  string `json:"source"`
+	Model string `json:"model,omitempty"`
+	// Date is the day the answers were recorded or asked, YYYY-MM-DD (UTC).
+	Date string `json:"date,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// Label is the source in words: "scripted by hand", "recorded from MODEL
+// on DATE" or "live from MODEL on DATE"; "no answers" for the zero Source.
+func (s Source) Label() string {
+	switch s.Kind {
+	case SourceScripted:
+		return "scripted by hand"
+	case SourceRecorded:
+		return "recorded from " + s.Model + " on " + s.Date
+	case SourceLive:
+		return "live from " + s.Model + " on " + s.Date
+	}
+	return "no answers"
+}
+
+// IsModel reports whether the answers came from a model (recorded or live):
+// only then do the numbers say anything about a model.
+func (s Source) IsModel() bool { return s.Kind == SourceRecorded || s.Kind == SourceLive }
+
+func (s Source) check() error {
+	switch s.Kind {
+	case SourceScripted:
+		if s.Model != "" {
+			return errors.New(`a scripted source names no model`)
+		}
+		return nil
+	case SourceRecorded:
+		if strings.TrimSpace(s.Model) == "" {
+			return errors.New("a recorded source needs the model")
+		}
+		if _, err := time.Parse(time.DateOnly, s.Date); err != nil {
+			return fmt.Errorf("a recorded source needs the date as YYYY-MM-DD: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf(`source must be %q or %q, got %q`, SourceScripted, SourceRecorded, s.Kind)
+}
+
+// loadRecorded reads recorded/: source.json (required as soon as anything is
+// recorded), <persona>.json answers and validator.jsonl verdicts.
+func loadRecorded(fsys fs.FS, dir string, c *Case) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCase, err)
+	}
+	hasSource := false
+	for _, e := range entries {
+		name := e.Name()
+		switch p, isJSON := strings.CutSuffix(name, ".json"); {
+		case e.IsDir():
+			return fmt.Errorf("%w: %s: unexpected directory", ErrCase, path.Join(dir, name))
+		case name == sourceFile:
+			b, err := fs.ReadFile(fsys, path.Join(dir, name))
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrCase, err)
+			}
+			if err := decodeStrict(b, &c.Source); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrCase, path.Join(dir, name), err)
+			}
+			if err := c.Source.check(); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrCase, path.Join(dir, name), err)
+			}
+			hasSource = true
+		case name == validatorFile:
+			b, err := fs.ReadFile(fsys, path.Join(dir, name))
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrCase, err)
+			}
+			if c.Validator, err = parseVerdicts(b); err != nil {
+				return fmt.Errorf("%w: %s%w", ErrCase, path.Join(dir, name), err)
+			}
+		case isJSON && KnownPersona(p):
+			c.Recorded = append(c.Recorded, p)
+		default:
+			return fmt.Errorf("%w: %s: want <persona>.json for a known persona, %s or %s",
+				ErrCase, path.Join(dir, name), sourceFile, validatorFile)
+		}
+	}
+	if !hasSource && len(entries) > 0 {
+		return fmt.Errorf("%w: %s: recorded answers without %s (who wrote them, and when?)", ErrCase, dir, sourceFile)
+	}
+	return nil
+}
+
+// verdictLine is one line of validator.jsonl: the validator's verdict on the
+// finding at file:line.
+type verdictLine struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Validated *bool  `json:"validated"`
+	Reason    string `json:"reason"`
+}
+
+// VerdictKey keys a validator verdict: "file:line", the Label pkg/prompt
+// gives validator requests.
+func VerdictKey(file string, line int) string { return file + ":" + strconv.Itoa(line) }
+
+func parseVerdicts(b []byte) (map[string]finding.Validation, error) {
+	out := map[string]finding.Validation{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var v verdictLine
+		if err := decodeStrict(line, &v); err != nil {
+			return nil, fmt.Errorf(":%d: %w", n, err)
+		}
+		if normFile(v.File) == "" || v.Line < 1 || v.Validated == nil || strings.TrimSpace(v.Reason) == "" {
+			return nil, fmt.Errorf(":%d: file, line >= 1, validated and reason are required", n)
+		}
+		k := VerdictKey(normFile(v.File), v.Line)
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf(":%d: a second verdict for %s", n, k)
+		}
+		out[k] = finding.Validation{Validated: *v.Validated, Reason: v.Reason}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf(": %w", err)
+	}
+	return out, nil
+}
+
+// Recorder saves a live run's answers under Dir/<suite>/<case>/recorded/,
+// the layout Load reads back: <persona>.json (valid JSON re-indented for
+// review, other bytes as received), validator.jsonl, and source.json naming
+// the model and the day. It is safe for concurrent use.
+type Recorder struct {
+	Dir    string
+	Source Source // Kind SourceRecorded, Model and Date set
+
+	mu      sync.Mutex
+	started map[string]bool // cases whose old recordings are cleared
+	keys    map[string]bool // verdicts written, "case\x00file:line"
+}
+
+// dir returns (and creates) the case's recorded/ directory, writing
+// source.json.
+func (r *Recorder) dir(c Case) (string, error) {
+	for _, n := range []string{c.Suite, c.Name} {
+		if !filepath.IsLocal(n) || strings.ContainsAny(n, `/\`) {
+			return "", fmt.Errorf("eval: record: unsafe name %q", n)
+		}
+	}
+	dir := filepath.Join(r.Dir, c.Suite, c.Name, recDir)
+	if r.started == nil {
+		r.started, r.keys = map[string]bool{}, map[string]bool{}
+	}
+	if !r.started[c.ID()] {
+		// A recording replaces the last one whole: no stale answer survives.
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("eval: record: %w", err)
+		}
+		r.started[c.ID()] = true
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("eval: record: %w", err)
+	}
+	b, err := json.MarshalIndent(r.Source, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("eval: record: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("eval: record: %w", err)
+	}
+	return dir, nil
+}
+
+// SavePersona writes one persona's raw answer.
+func (r *Recorder) SavePersona(c Case, persona string, b []byte) error {
+	if !KnownPersona(persona) {
+		return fmt.Errorf("eval: record: unknown persona %q", persona)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dir, err := r.dir(c)
+	if err != nil {
+		return err
+	}
+	out := b
+	var buf bytes.Buffer
+	if json.Indent(&buf, b, "", "  ") == nil {
+		buf.WriteByte('\n')
+		out = buf.Bytes()
+	}
+	if err := os.WriteFile(filepath.Join(dir, persona+".json"), out, 0o644); err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return nil
+}
+
+// SavePoolVerdict appends the validator's live verdict on pool item id to
+// Dir/validator/recorded/answers.jsonl (with source.json), the layout
+// LoadPool reads.
+func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dir := filepath.Join(r.Dir, PoolDir, recDir)
+	if r.started == nil {
+		r.started, r.keys = map[string]bool{}, map[string]bool{}
+	}
+	if !r.started[PoolDir] {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		b, err := json.MarshalIndent(r.Source, "", "  ")
+		if err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("eval: record: %w", err)
+		}
+		r.started[PoolDir] = true
+	}
+	ok := v.Validated
+	b, err := json.Marshal(struct {
+		ID        string `json:"id"`
+		Validated *bool  `json:"validated"`
+		Reason    string `json:"reason"`
+	}{id, &ok, v.Reason})
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "answers.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return f.Close()
+}
+
+// SaveVerdict appends one validator verdict for the finding at file:line.
+// Verdicts are keyed by file:line (the validator request's label): a second
+// finding on the same line keeps the first verdict.
+func (r *Recorder) SaveVerdict(c Case, file string, line int, v finding.Validation) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dir, err := r.dir(c)
+	if err != nil {
+		return err
+	}
+	key := c.ID() + "\x00" + VerdictKey(file, line)
+	if r.keys[key] {
+		return nil
+	}
+	r.keys[key] = true
+	ok := v.Validated
+	b, err := json.Marshal(verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason})
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, validatorFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,135 @@
+package sarif
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+)
+
+// schemaPath is the vendored SARIF 2.1.0 JSON schema (fixtures/sarif/README.md).
+const schemaPath = "../../fixtures/sarif/sarif-schema-2.1.0.json"
+
+func findings() []finding.Finding {
+	return []finding.Finding{
+		{Number: 1, Title: "SQL built from user input", Severity: finding.P0, File: "api/search.go", Line: 42, Confidence: 100,
+			WhyItMatters: "Any user can read every table.", SuggestedFix: "Use a placeholder.", AutofixClass: "manual", Owner: "review-fixer",
+			Reviewers: []string{"correctness", "security"}, Evidence: []string{"q := \"...\" + term"}},
+		{Number: 2, Title: "Retry loop never sleeps", Severity: finding.P2, File: "dir with space/ünï.go", Line: 7, Confidence: 75,
+			WhyItMatters: "Hammers the API \u202eevil\x1b[0m with key sk-proj-abcdefghijklmnopqrstuvwxyz012345.", AutofixClass: "gated_auto", Owner: "human",
+			Reviewers: []string{"reliability"}},
+		{Number: 3, Title: "Typo in log", Severity: finding.P3, File: "main.go", Line: 1, Confidence: 75, Reviewers: []string{"security"}},
+	}
+}
+
+func validate(t *testing.T, b []byte) {
+	t.Helper()
+	schema, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewBytesLoader(b))
+	if err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	for _, e := range res.Errors() {
+		t.Errorf("SARIF schema: %s", e)
+	}
+}
+
+func TestMarshalValidatesAgainstSchema(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fs []finding.Finding
+		o  Options
+	}{
+		"findings, complete":    {findings(), Options{Complete: true, Fingerprints: map[int]string{1: "0123456789abcdef", 2: "fedcba9876543210"}}},
+		"no findings":           {nil, Options{Complete: true}},
+		"incomplete, with note": {findings()[:1], Options{Note: "2 personas failed"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, err := Marshal(tc.fs, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validate(t, b)
+		})
+	}
+}
+
+// TestSchemaCatchesBadLogs proves the validation is not vacuous.
+func TestSchemaCatchesBadLogs(t *testing.T) {
+	schema, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x"}},"results":[{"message":{"text":"m"},"level":"fatal"}]}]}`,
+		`{"version":"2.0.0","runs":[]}`,
+		`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x"}},"results":[{"message":{"text":"m"},"locations":[{"physicalLocation":{"region":{"startLine":0}}}]}]}]}`,
+	} {
+		res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewStringLoader(bad))
+		if err != nil || res.Valid() {
+			t.Errorf("schema accepted %s (err %v)", bad, err)
+		}
+	}
+}
+
+func TestBuild(t *testing.T) {
+	l := Build(findings(), Options{Complete: true, Fingerprints: map[int]string{1: "0123456789abcdef"}, Secrets: []string{"Any user"}})
+	if l.Version != "2.1.0" || len(l.Runs) != 1 {
+		t.Fatalf("log %+v", l)
+	}
+	run := l.Runs[0]
+	var ids []string
+	for _, r := range run.Tool.Driver.Rules {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, " ") != "anchor-review/correctness anchor-review/reliability anchor-review/security" {
+		t.Errorf("rules %v; one per persona, first seen first", ids)
+	}
+	tests := []struct {
+		rule, level, uri string
+		line, index      int
+		fp               string
+	}{
+		{"anchor-review/correctness", "error", "api/search.go", 42, 0, "0123456789abcdef"},
+		{"anchor-review/reliability", "warning", "dir%20with%20space/%C3%BCn%C3%AF.go", 7, 1, ""},
+		{"anchor-review/security", "note", "main.go", 1, 2, ""},
+	}
+	for i, want := range tests {
+		r := run.Results[i]
+		loc := r.Locations[0].PhysicalLocation
+		if r.RuleID != want.rule || r.Level != want.level || r.RuleIndex != want.index || loc.ArtifactLocation.URI != want.uri ||
+			loc.ArtifactLocation.URIBaseID != "%SRCROOT%" || loc.Region.StartLine != want.line || r.PartialFingerprints[FingerprintKey] != want.fp {
+			t.Errorf("result %d: %+v; want %+v", i, r, want)
+		}
+	}
+	msg := run.Results[0].Message.Text + run.Results[1].Message.Text
+	for _, bad := range []string{"Any user", "sk-proj-", "\u202e", "\x1b"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("message carries %q: %s", bad, msg)
+		}
+	}
+	if !run.Invocations[0].ExecutionSuccessful {
+		t.Error("a complete review's invocation must succeed")
+	}
+	if inc := Build(nil, Options{}); inc.Runs[0].Invocations[0].ExecutionSuccessful || len(inc.Runs[0].Invocations[0].ToolExecutionNotifications) != 1 {
+		t.Errorf("an incomplete review must not read as a successful run: %+v", inc.Runs[0].Invocations)
+	}
+	b, _ := json.Marshal(Build(nil, Options{Complete: true}))
+	if !strings.Contains(string(b), `"results":[]`) || !strings.Contains(string(b), `"rules":[]`) {
+		t.Errorf("empty log %s: results and rules must be empty arrays", b)
+	}
+}
+
+func TestLevel(t *testing.T) {
+	for s, want := range map[finding.Severity]string{finding.P0: "error", finding.P1: "error", finding.P2: "warning", finding.P3: "note", "P9": "note"} {
+		if got := Level(s); got != want {
+			t.Errorf("Level(%s) = %s; want %s", s, got, want)
+		}
+	}
+}
