@@ -64,6 +64,17 @@ const (
 	ModeReportOnly = "report-only"
 )
 
+// Values of the on-new-commits input.
+const (
+	// OnNewCommitsReview reviews the commits pushed since the last report
+	// (an incremental re-review; the default).
+	OnNewCommitsReview = "review"
+	// OnNewCommitsSkip skips them, and the new head's check is never green.
+	OnNewCommitsSkip = "skip"
+	// DefaultOnNewCommits is the input's default.
+	DefaultOnNewCommits = OnNewCommitsReview
+)
+
 // FailOnNever is the fail-on value that never fails the check.
 const FailOnNever = "never"
 
@@ -129,6 +140,7 @@ func Inputs() []Input {
 		{Name: "validator-batching", Default: DefaultValidatorBatching},
 		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
+		{Name: "on-new-commits", Default: DefaultOnNewCommits},
 		{Name: "quiet", Default: "false"},
 		{Name: "incomplete", Default: review.IncompleteFailure},
 		{Name: "inline", Default: "false"},
@@ -159,7 +171,10 @@ type Config struct {
 	// prefix in the provider's prompt cache.
 	CacheWarmup bool
 	BotLogin    string
-	Quiet       bool
+	// OnNewCommits is what a push after a report does: OnNewCommitsReview
+	// (review the new commits) or OnNewCommitsSkip.
+	OnNewCommits string
+	Quiet        bool
 	// Incomplete is the conclusion of an incomplete review with nothing
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
@@ -309,6 +324,11 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	c.CacheWarmup = p.boolean("cache-warmup", in["cache-warmup"])
 
 	c.BotLogin = in["bot-login"]
+
+	c.OnNewCommits = strings.ToLower(in["on-new-commits"])
+	if c.OnNewCommits != OnNewCommitsReview && c.OnNewCommits != OnNewCommitsSkip {
+		p.add("on-new-commits", fmt.Sprintf("%q is not one of %s, %s", in["on-new-commits"], OnNewCommitsReview, OnNewCommitsSkip))
+	}
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
 	c.Inline = p.boolean("inline", in["inline"])

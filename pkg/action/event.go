@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Events the action runs on.
@@ -14,18 +17,29 @@ const (
 	EventPullRequest       = "pull_request"
 	EventPullRequestTarget = "pull_request_target"
 	EventWorkflowDispatch  = "workflow_dispatch"
+	EventIssueComment      = "issue_comment"
 )
+
+// Command is the PR comment that asks for a full re-review.
+const Command = "/anchor-review"
+
+// commandAssociations are the author_association values allowed to run
+// Command: people with write access to the repository, not drive-by
+// commenters (each review spends the repository's model budget).
+var commandAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+
+const supportedEvents = "pull_request, pull_request_target, workflow_dispatch and issue_comment (the " + Command + " command)"
 
 // supported returns an ErrUnsupportedEvent error naming any event the
 // action does not run on.
 func supported(name string) error {
 	switch name {
-	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch:
+	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch, EventIssueComment:
 		return nil
 	case "":
-		return fmt.Errorf("%w: GITHUB_EVENT_NAME is empty; anchor-review runs on pull_request, pull_request_target and workflow_dispatch", ErrUnsupportedEvent)
+		return fmt.Errorf("%w: GITHUB_EVENT_NAME is empty; anchor-review runs on "+supportedEvents, ErrUnsupportedEvent)
 	}
-	return fmt.Errorf("%w: %q; anchor-review runs on pull_request, pull_request_target and workflow_dispatch", ErrUnsupportedEvent, name)
+	return fmt.Errorf("%w: %q; anchor-review runs on "+supportedEvents, ErrUnsupportedEvent, name)
 }
 
 // reviewAction reports whether a pull_request action starts a review.
@@ -49,9 +63,13 @@ type Event struct {
 	// Notice says why, and the caller prints it and exits 0.
 	Review bool
 	Notice string
-	// Rerun marks a deliberate re-review (workflow_dispatch): it bypasses
-	// the already-reviewed skip rule and no other.
+	// Rerun marks a deliberate re-review (workflow_dispatch, or the
+	// /anchor-review comment): it bypasses the already-reviewed skip rule
+	// and no other.
 	Rerun bool
+	// CommentID is the /anchor-review comment to acknowledge with a
+	// reaction; 0 for other events.
+	CommentID int64
 
 	// HasPR is true when the payload carried the pull request, so the
 	// fields below are set. A workflow_dispatch payload names no PR: the
@@ -74,11 +92,29 @@ type repoRef struct {
 }
 
 type payload struct {
-	Action      string      `json:"action"`
-	Number      int         `json:"number"`
-	PullRequest *prPayload  `json:"pull_request"`
-	Repository  *repoRef    `json:"repository"`
-	Inputs      inputValues `json:"inputs"`
+	Action      string          `json:"action"`
+	Number      int             `json:"number"`
+	PullRequest *prPayload      `json:"pull_request"`
+	Repository  *repoRef        `json:"repository"`
+	Inputs      inputValues     `json:"inputs"`
+	Issue       *issuePayload   `json:"issue"`
+	Comment     *commentPayload `json:"comment"`
+}
+
+// issuePayload is the issue of an issue_comment event; PullRequest is
+// present (an object of URLs) only when the issue is a pull request.
+type issuePayload struct {
+	Number      int             `json:"number"`
+	PullRequest json.RawMessage `json:"pull_request"`
+}
+
+type commentPayload struct {
+	ID                int64   `json:"id"`
+	Body              *string `json:"body"`
+	AuthorAssociation string  `json:"author_association"`
+	User              *struct {
+		Login string `json:"login"`
+	} `json:"user"`
 }
 
 type prPayload struct {
@@ -108,7 +144,9 @@ type inputValues map[string]json.RawMessage
 // reopened or ready_for_review review the PR; any other action returns
 // Review false with a Notice. workflow_dispatch reviews the PR named by
 // prNumberInput, else by the payload's inputs.pr-number or inputs.pr_number,
-// as a Rerun. Errors match ErrUnsupportedEvent, ErrNoPR or ErrPayload.
+// as a Rerun. issue_comment reviews the PR the comment is on, as a Rerun,
+// when it is an /anchor-review command by an OWNER, MEMBER or COLLABORATOR
+// (see fromComment); otherwise it is a Notice. Errors match ErrUnsupportedEvent, ErrNoPR or ErrPayload.
 func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, error) {
 	if err := supported(name); err != nil {
 		return Event{}, err
@@ -120,6 +158,9 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 	}
 	ev := Event{Name: name, Action: p.Action}
 
+	if name == EventIssueComment {
+		return ev, ev.fromComment(p)
+	}
 	if name == EventWorkflowDispatch {
 		if err := ev.setRepo(p.Repository, "repository"); err != nil {
 			return Event{}, err
@@ -177,6 +218,65 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 	}
 	ev.Notice = fmt.Sprintf("%s action %q does not start a review (reviewed: opened, synchronize, reopened, ready_for_review)", name, p.Action)
 	return ev, nil
+}
+
+// fromComment interprets an issue_comment event: only a created comment on
+// a pull request whose body starts with the /anchor-review command, by an
+// OWNER, MEMBER or COLLABORATOR, reviews the PR (a Rerun); anything else
+// is a notice. The head SHA is not in this payload (and GITHUB_SHA is the
+// default branch's): the review reads it from the pull request.
+func (ev *Event) fromComment(p payload) error {
+	if err := ev.setRepo(p.Repository, "repository"); err != nil {
+		return err
+	}
+	if p.Issue == nil || p.Comment == nil {
+		return fmt.Errorf("%w: issue_comment payload has no issue or comment", ErrPayload)
+	}
+	body := ""
+	if p.Comment.Body != nil {
+		body = *p.Comment.Body
+	}
+	login := ""
+	if p.Comment.User != nil {
+		login = p.Comment.User.Login
+	}
+	isPR := len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null"
+	switch {
+	case p.Action != "created":
+		ev.Notice = fmt.Sprintf("issue_comment action %q does not start a review (only a created %s comment does)", escapeLine(truncate(p.Action, 40)), Command)
+		return nil
+	case !isPR:
+		ev.Notice = "the comment is on an issue, not a pull request: nothing to review"
+		return nil
+	case !IsCommand(body):
+		ev.Notice = "the comment is not an " + Command + " command: nothing to do"
+		return nil
+	}
+	if p.Issue.Number < 1 {
+		return fmt.Errorf("%w: issue_comment payload has no issue number", ErrNoPR)
+	}
+	if p.Issue.Number > math.MaxInt32 {
+		return fmt.Errorf("%w: issue_comment payload's issue number %d is out of range (1 to %d)", ErrPayload, p.Issue.Number, math.MaxInt32)
+	}
+	ev.PRNumber, ev.CommentID = p.Issue.Number, p.Comment.ID
+	if !slices.Contains(commandAssociations, p.Comment.AuthorAssociation) {
+		ev.Notice = fmt.Sprintf("%s by %s ignored: author_association %s may not request a review (only OWNER, MEMBER or COLLABORATOR may)",
+			Command, escapeLine(truncate(login, 40)), escapeLine(truncate(p.Comment.AuthorAssociation, 40)))
+		return nil
+	}
+	ev.Review, ev.Rerun = true, true
+	return nil
+}
+
+// IsCommand reports whether a comment body is the /anchor-review command:
+// its first word, after leading white space, is exactly /anchor-review.
+func IsCommand(body string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeftFunc(body, unicode.IsSpace), Command)
+	if !ok {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || unicode.IsSpace(r)
 }
 
 // ReadEvent reads the payload at c.EventPath with readFile (os.ReadFile in

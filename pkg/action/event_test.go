@@ -164,7 +164,7 @@ func TestParseEventErrors(t *testing.T) {
 		msg     string // a part of the message
 	}{
 		{"push", "push", []byte(`{}`), "", ErrUnsupportedEvent, `"push"`},
-		{"issue_comment", "issue_comment", webhook(t, "issue_comment.created.json"), "", ErrUnsupportedEvent, `"issue_comment"`},
+		{"issues event", "issues", webhook(t, "issue_comment.created.json"), "", ErrUnsupportedEvent, `"issues"`},
 		{"no event name", "", opened, "", ErrUnsupportedEvent, "GITHUB_EVENT_NAME is empty"},
 		{"unsupported before payload", "schedule", []byte("not json"), "", ErrUnsupportedEvent, `"schedule"`},
 		{"dispatch without pr-number", "workflow_dispatch", dispatch, "", ErrNoPR, "pr-number"},
@@ -261,6 +261,7 @@ func FuzzParseEvent(f *testing.F) {
 	// minimizes slowly on the 20 KB real payloads, which TestParseEvent covers.
 	f.Add("workflow_dispatch", []byte(`{"inputs":{"pr-number":"3"},"repository":{"full_name":"a/b"}}`), "")
 	f.Add("pull_request_target", []byte(`{"action":"opened","pull_request":{"number":1,"head":{"repo":null},"base":{"repo":{"full_name":"a/b"}}}}`), "")
+	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":4,"pull_request":{}},"comment":{"id":9,"body":"/anchor-review","author_association":"MEMBER","user":{"login":"x\ny"}},"repository":{"full_name":"a/b"}}`), "")
 	f.Fuzz(func(t *testing.T, name string, payload []byte, prInput string) {
 		ev, err := ParseEvent(name, payload, prInput)
 		if err != nil {
@@ -269,17 +270,84 @@ func FuzzParseEvent(f *testing.F) {
 			}
 			return
 		}
-		if ev.PRNumber < 1 || ev.Owner == "" || ev.Repo == "" {
+		if (ev.PRNumber < 1 && (ev.Review || name != EventIssueComment)) || ev.Owner == "" || ev.Repo == "" {
 			t.Fatalf("ParseEvent() = %+v without error; want a PR number and a repository", ev)
 		}
 		if ev.Review == (ev.Notice != "") {
 			t.Fatalf("ParseEvent() = %+v; want exactly one of Review and Notice", ev)
 		}
-		if ev.Rerun != (name == EventWorkflowDispatch) {
+		if ev.Rerun != (name == EventWorkflowDispatch || (name == EventIssueComment && ev.Review)) {
 			t.Fatalf("ParseEvent(%q).Rerun = %v", name, ev.Rerun)
 		}
 		if strings.ContainsAny(ev.Notice, "\r\n") {
 			t.Fatalf("ParseEvent().Notice = %q; want one line", ev.Notice)
+		}
+	})
+}
+
+// prComment is the real issue_comment payload moved onto a pull request
+// (issue.pull_request present, as GitHub sends it for PR comments) with the
+// given body and author_association.
+func prComment(t testing.TB, action, body, association string) []byte {
+	return edit(t, webhook(t, "issue_comment.created.json"), func(p map[string]any) {
+		p["action"] = action
+		issue := p["issue"].(map[string]any)
+		issue["number"] = 2
+		issue["pull_request"] = map[string]any{
+			"url":      "https://api.github.com/repos/Codertocat/Hello-World/pulls/2",
+			"html_url": "https://github.com/Codertocat/Hello-World/pull/2",
+		}
+		c := p["comment"].(map[string]any)
+		c["body"], c["author_association"] = body, association
+	})
+}
+
+func TestParseIssueCommentEvent(t *testing.T) {
+	t.Parallel()
+	const id = 492700400 // the fixture's comment id
+	review := Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2, Review: true, Rerun: true, CommentID: id}
+	ignored := func(assoc string) Event {
+		return Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2, CommentID: id,
+			Notice: "/anchor-review by Codertocat ignored: author_association " + assoc + " may not request a review (only OWNER, MEMBER or COLLABORATOR may)"}
+	}
+	notCommand := Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", Notice: "the comment is not an /anchor-review command: nothing to do"}
+	tests := []struct {
+		name    string
+		payload []byte
+		want    Event
+	}{
+		{"owner", prComment(t, "created", "/anchor-review", "OWNER"), review},
+		{"member, with words after", prComment(t, "created", "  /anchor-review please\nthanks", "MEMBER"), review},
+		{"collaborator", prComment(t, "created", "/anchor-review", "COLLABORATOR"), review},
+		{"contributor is refused", prComment(t, "created", "/anchor-review", "CONTRIBUTOR"), ignored("CONTRIBUTOR")},
+		{"drive-by commenter is refused", prComment(t, "created", "/anchor-review", "NONE"), ignored("NONE")},
+		{"first-time contributor is refused", prComment(t, "created", "/anchor-review", "FIRST_TIME_CONTRIBUTOR"), ignored("FIRST_TIME_CONTRIBUTOR")},
+		{"not the command", prComment(t, "created", "LGTM", "OWNER"), notCommand},
+		{"command not first", prComment(t, "created", "please /anchor-review", "OWNER"), notCommand},
+		{"a longer word", prComment(t, "created", "/anchor-reviewer", "OWNER"), notCommand},
+		{"edited comment", prComment(t, "edited", "/anchor-review", "OWNER"),
+			Event{Name: "issue_comment", Action: "edited", Owner: "Codertocat", Repo: "Hello-World",
+				Notice: `issue_comment action "edited" does not start a review (only a created /anchor-review comment does)`}},
+		{"comment on an issue", edit(t, webhook(t, "issue_comment.created.json"), func(p map[string]any) {
+			p["comment"].(map[string]any)["body"] = "/anchor-review"
+		}), Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World",
+			Notice: "the comment is on an issue, not a pull request: nothing to review"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseEvent("issue_comment", tt.payload, "99")
+			if err != nil {
+				t.Fatalf("ParseEvent: %v", err)
+			}
+			if got != tt.want {
+				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+	t.Run("no comment is a payload error", func(t *testing.T) {
+		b := edit(t, prComment(t, "created", "/anchor-review", "OWNER"), func(p map[string]any) { delete(p, "comment") })
+		if _, err := ParseEvent("issue_comment", b, ""); !errors.Is(err, ErrPayload) {
+			t.Fatalf("err = %v; want ErrPayload", err)
 		}
 	})
 }

@@ -44,6 +44,7 @@ func FileKeys() []FileKey {
 		{Key: "max_llm_calls", Input: "max-llm-calls"},
 		{Key: "quiet", Input: "quiet"},
 		{Key: "incomplete", Input: "incomplete"},
+		{Key: "on_new_commits", Input: "on-new-commits"},
 	}
 }
 
@@ -144,7 +145,7 @@ func (c Config) ReviewOptions() review.Options {
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
 		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
-		BotLogin: c.BotLogin, Incomplete: c.Incomplete,
+		BotLogin: c.BotLogin, Incomplete: c.Incomplete, OnNewCommits: c.OnNewCommits,
 	}
 }
 
@@ -167,6 +168,6 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 	o.Mode, o.Validate, o.Exclude, o.Personas = ro.Mode, ro.Validate, ro.Exclude, ro.Personas
 	o.Model, o.StrongModel, o.ValidatorModel = ro.Model, ro.StrongModel, ro.ValidatorModel
 	o.MaxValidations, o.MaxConcurrency, o.MaxLLMCalls = ro.MaxValidations, ro.MaxConcurrency, ro.MaxLLMCalls
-	o.Incomplete = ro.Incomplete
+	o.Incomplete, o.OnNewCommits = ro.Incomplete, ro.OnNewCommits
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,7 @@ type GitHub interface {
 	EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
 	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
+	ReactToComment(ctx context.Context, owner, repo string, id int64, content string) error
 	// The inline review (input inline).
 	CreateReview(ctx context.Context, owner, repo string, n int, r github.Review) (int64, error)
 	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
@@ -111,6 +113,14 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
+
+	if ev.CommentID != 0 {
+		// Acknowledge the /anchor-review command before the review starts;
+		// a token that may not react does not stop the review.
+		if err := d.GitHub.ReactToComment(ctx, ev.Owner, ev.Repo, ev.CommentID, github.ReactionEyes); err != nil {
+			logf("anchor-review: could not react to the %s comment: %v", Command, err)
+		}
+	}
 
 	rv := review.Reviewer{GitHub: d.GitHub, Model: d.Model, Personas: d.Personas}
 	opts := c.ReviewOptions()
@@ -205,6 +215,10 @@ func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error)
 		// written (a read-only token): the exit code must carry it, or a
 		// push after a failed review would pass.
 		return fmt.Errorf("%w: the earlier review's failure is carried forward and the check run could not be written", ErrBlocking)
+	case out.Skipped && out.Conclusion == report.ConclusionActionRequired && !out.CheckWritten:
+		// on-new-commits skip left commits unreviewed and no check says
+		// so: the step must not read as a pass.
+		return fmt.Errorf("%w: new commits were not reviewed (on-new-commits: skip) and the check run could not be written", ErrBlocking)
 	case out.Skipped:
 		// SPEC Stage 1: a skip ends the run cleanly (exit 0). Under rule 4
 		// the carried-forward check run, not the step, holds the verdict.
@@ -303,6 +317,9 @@ type PublishOptions struct {
 // log names the missing permission. It returns the step outputs.
 func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...any), po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
 	p := publisher{gh: gh, a: n, logf: logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
+	if pr != nil && pr.Info != nil {
+		p.prURL = pr.Info.HTMLURL
+	}
 	return p.publish(ctx, po, res, pr, ro)
 }
 
@@ -313,6 +330,7 @@ type publisher struct {
 	owner, repo string
 	n           int
 	bot         string
+	prURL       string // the PR's page, the details of an action_required check
 }
 
 func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
@@ -346,9 +364,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		// Rule 3: a `skipped` check, so a required check does not hold a
 		// dependency bump forever. Rule 4: the same head's earlier verdict.
 		chk := report.Check(res, ro)
+		out.CheckWritten = p.check(ctx, res, &chk)
 		out.Conclusion = chk.Conclusion
-		out.CheckWritten = p.check(ctx, res, chk)
-		if own := p.own(pr.Comments, p.bot); res.SkipRule == skip.RuleReviewed && len(own) > 0 {
+		if own := p.own(pr.Comments, p.bot); res.SkipRule == skip.RuleReviewed && res.Unreviewed == nil && len(own) > 0 {
 			out.CommentURL = own[0].HTMLURL // the report that was carried forward
 		}
 		return out
@@ -356,6 +374,15 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	readOnly := false
 	if c.Mode == ModeComment {
+		// Re-read the comments: another run may have posted since Stage 1
+		// (two pushes racing), and there must still be one report.
+		fresh, superseded := p.reread(ctx, pr, res)
+		pr = fresh
+		if superseded {
+			chk := report.Check(res, ro)
+			out.CheckWritten = p.check(ctx, res, &chk)
+			return out
+		}
 		body := report.Comment(res, ro)
 		if body == "" && len(p.own(pr.Comments, p.bot)) > 0 {
 			// quiet and nothing to report, but an earlier report exists: it
@@ -376,7 +403,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		out.CommentURL = url
 	}
 	chk := report.Check(res, ro)
-	out.CheckWritten = p.check(ctx, res, chk)
+	out.CheckWritten = p.check(ctx, res, &chk)
 	if !out.CheckWritten {
 		readOnly = true
 	}
@@ -388,16 +415,68 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	return out
 }
 
+// reread lists the PR's comments again just before publishing, so the
+// report edited is the one actually posted last, not the one Stage 1 saw.
+// superseded is true when a report for another head appeared since Stage 1
+// and the PR's head has moved past this run's: a newer run owns the report,
+// and this (older) run must not overwrite it.
+func (p publisher) reread(ctx context.Context, pr *review.PR, res review.Result) (_ *review.PR, superseded bool) {
+	fresh, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
+	if err != nil {
+		p.logf("anchor-review: could not re-read the comments before publishing (%v); using those read at the start", err)
+		return pr, false
+	}
+	now, okNow := skip.LastReport(skipComments(fresh), p.bot)
+	then, okThen := skip.LastReport(skipComments(pr.Comments), p.bot)
+	out := &review.PR{Info: pr.Info, Comments: fresh}
+	if !okNow || now.HeadSHA == res.HeadSHA || (okThen && now.HeadSHA == then.HeadSHA) {
+		return out, false
+	}
+	info, err := p.gh.PullRequest(ctx, p.owner, p.repo, p.n)
+	if err != nil || info.HeadSHA == res.HeadSHA {
+		return out, false
+	}
+	p.logf("anchor-review: a report for %s was posted while this run reviewed %s, and the pull request has moved on to %s: leaving the newer report alone",
+		short(now.HeadSHA), short(res.HeadSHA), short(info.HeadSHA))
+	return out, true
+}
+
+func skipComments(cs []github.Comment) []skip.Comment {
+	out := make([]skip.Comment, len(cs))
+	for i, c := range cs {
+		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+	}
+	return out
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
 // check creates the check run; false when the token may not write checks.
-func (p publisher) check(ctx context.Context, res review.Result, chk report.CheckOutput) bool {
+// GitHub may refuse action_required (422): the run then fails instead,
+// never turns green, and chk.Conclusion says so.
+func (p publisher) check(ctx context.Context, res review.Result, chk *report.CheckOutput) bool {
 	if res.HeadSHA == "" {
 		return true
 	}
 	cr := github.CheckRun{Name: CheckName, HeadSHA: res.HeadSHA, Status: "completed", Conclusion: chk.Conclusion, Title: chk.Title, Summary: chk.Summary}
+	if chk.Conclusion == report.ConclusionActionRequired {
+		cr.DetailsURL = p.prURL
+	}
 	for _, an := range chk.Annotations {
 		cr.Annotations = append(cr.Annotations, github.Annotation{Path: an.Path, StartLine: an.StartLine, EndLine: an.EndLine, Level: an.Level, Title: an.Title, Message: an.Message})
 	}
 	_, err := p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
+	var api *github.APIError
+	if cr.Conclusion == report.ConclusionActionRequired && errors.As(err, &api) && api.Status == http.StatusUnprocessableEntity {
+		p.logf("anchor-review: GitHub refused the action_required conclusion (%v); the check fails instead", err)
+		cr.Conclusion, chk.Conclusion = report.ConclusionFailure, report.ConclusionFailure
+		_, err = p.gh.CreateCheckRun(ctx, p.owner, p.repo, cr)
+	}
 	var pe *github.PermissionError
 	switch {
 	case errors.As(err, &pe):

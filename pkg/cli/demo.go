@@ -41,6 +41,22 @@ type demoComment struct {
 	Body   string `json:"body"`
 }
 
+// demoCompare is fixtures/demo/NAME/compare.json, when the fixture is a
+// push after a review: the compare API's answer for base...head.
+type demoCompare struct {
+	Base    string   `json:"base"`
+	Head    string   `json:"head"`
+	Status  string   `json:"status"`
+	Commits []string `json:"commits"`
+	Files   []struct {
+		Filename  string `json:"filename"`
+		Status    string `json:"status"`
+		Patch     string `json:"patch"`
+		Additions int    `json:"additions"`
+		Deletions int    `json:"deletions"`
+	} `json:"files"`
+}
+
 const (
 	demoOwner = "octo-shop"
 	demoRepo  = "shopfront"
@@ -51,7 +67,7 @@ const (
 // fake GitHub serving the fixture, and the model's recorded answers.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
-	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed)")
+	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed, followup)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
 	inlineReview := fl.Bool("inline", false, "also post the findings on their lines as one pull-request review (the inline input) and print it")
 	fl.Usage = func() {
@@ -139,6 +155,22 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	if b, err := fs.ReadFile(fixtures.FS, path.Join(dir, "anchor-review.yml")); err == nil {
 		srv.SetContent(pr.BaseSHA, repoconfig.Path, string(b))
 	}
+	// A push after a review: the compare API's answer for the new commits.
+	if _, err := fs.Stat(fixtures.FS, path.Join(dir, "compare.json")); err == nil {
+		var c demoCompare
+		if err := readJSON(path.Join(dir, "compare.json"), &c); err != nil {
+			return err
+		}
+		set := githubtest.Compare{Status: c.Status, Commits: c.Commits}
+		for _, f := range c.Files {
+			set.Files = append(set.Files, githubtest.File{Filename: f.Filename, Status: f.Status, Patch: f.Patch, Additions: f.Additions, Deletions: f.Deletions})
+		}
+		srv.SetCompare(c.Base, c.Head, set)
+	}
+	before := map[int64]bool{}
+	for _, c := range srv.Comments(pr.Number) {
+		before[c.ID] = true
+	}
 
 	gh, err := newGitHub(srv.HTTPClient(), srv.URL+"/", "demo-token")
 	if err != nil {
@@ -187,9 +219,10 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	fmt.Fprintln(stdout)
 	posted := srv.Comments(pr.Number)
 	var body string
+	edited := false
 	for _, c := range posted {
 		if c.Author == demoBot && marker.HasReport(c.Body) {
-			body = c.Body
+			body, edited = c.Body, before[c.ID] && c.Edits > 0
 		}
 	}
 	switch {
@@ -197,6 +230,9 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 		fmt.Fprintf(stdout, "== Skipped by rule %d: %s. No model call was made.\n", res.SkipRule, res.SkipReason)
 	case body == "":
 		fmt.Fprintln(stdout, "== No comment posted.")
+	case edited:
+		fmt.Fprintln(stdout, "== The report comment (the earlier report, edited in place on the fake GitHub) ==")
+		fmt.Fprintln(stdout, body)
 	default:
 		fmt.Fprintln(stdout, "== The report comment (posted to the fake GitHub) ==")
 		fmt.Fprintln(stdout, body)

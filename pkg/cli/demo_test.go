@@ -177,6 +177,14 @@ func TestDemoOutcomes(t *testing.T) {
 		{"clean", []string{"conclusion=success", "verdict=ready", "No findings reached confidence anchor 75"}},
 		{"dependabot", []string{"Skipped by rule 3", "0 model calls", "skipped — Review skipped: trivial automated pull request", "cost: 3 GitHub requests"}},
 		{"reviewed", []string{"Skipped by rule 4", "0 model calls", "failure"}},
+		// A push after the buggy review: the delta reviewed, the untouched
+		// webhook findings carried, the two fixed SQL findings gone, the
+		// one report edited in place.
+		{"followup", []string{"rereview: ef47c2c..f169ac3, 1 commit", "scope: 1 files to review",
+			"edited the report comment", "the earlier report, edited in place",
+			"Carried from the review of `ef47c2c`", "Webhook HTTP client has no timeout",
+			"Fixed by the new commit", "2 no longer confirmed", "**Reviewed range:** the new commits only",
+			"on f169ac3: failure", "conclusion=failure"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pr, func(t *testing.T) {
@@ -188,6 +196,9 @@ func TestDemoOutcomes(t *testing.T) {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("demo --pr %s output lacks %q", tt.pr, w)
 				}
+			}
+			if tt.pr == "followup" && strings.Contains(out.String(), "| **SQL query built by string formatting") {
+				t.Errorf("demo --pr followup still lists the fixed finding")
 			}
 		})
 	}

@@ -392,7 +392,7 @@ func TestEvalLiveRecord(t *testing.T) {
 			t.Errorf("recording for %s: %v", p, err)
 		}
 	}
-	cases, err := eval.LoadSuite(os.DirFS(dir), ".", eval.SuiteScripted)
+	_, err = eval.LoadSuite(os.DirFS(dir), ".", eval.SuiteScripted)
 	if err == nil || !strings.Contains(err.Error(), "pr.json") {
 		t.Fatalf("a recording directory holds answers only: got %v; want a missing pr.json", err)
 	}
@@ -422,7 +422,7 @@ func TestEvalLiveRecord(t *testing.T) {
 		!strings.HasPrefix(pool.Source.Label(), "recorded from eval-model on ") {
 		t.Errorf("recorded pool: %+v, %v; want 14 answers recorded from eval-model", pool, err)
 	}
-	cases, err = eval.LoadDefault()
+	cases, err := eval.LoadDefault()
 	if err != nil {
 		t.Fatal(err)
 	}

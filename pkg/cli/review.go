@@ -29,7 +29,8 @@ import (
 type reviewFlags struct {
 	repo, diffFile, base, dir, title, body     string
 	pr                                         int
-	post, asJSON, validate, quiet              bool
+	post, asJSON, validate, quiet, full        bool
+	onNewCommits                               string
 	githubToken, githubAPIURL, serverURL       string
 	apiKey, baseURL                            string
 	model, strongModel, validatorModel, failOn string
@@ -50,6 +51,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
 	fl.IntVar(&f.pr, "pr", 0, "the pull request number (with --repo)")
 	fl.BoolVar(&f.post, "post", false, "post the report comment and the check run (runs the validator)")
+	fl.BoolVar(&f.full, "full", false, "review the whole pull request, even when it was reviewed before (a manual re-review)")
+	fl.StringVar(&f.onNewCommits, "on-new-commits", action.DefaultOnNewCommits, "a PR reviewed at an older head: review the new commits only (review) or skip them (skip)")
 	fl.StringVar(&f.diffFile, "diff", "", "review a local unified diff file instead of a PR (- for stdin)")
 	fl.StringVar(&f.base, "base", "", "review git diff `REF`...HEAD of the local repository instead of a PR")
 	fl.StringVar(&f.dir, "dir", ".", "the local repository for --base, and where --diff reads head files")
@@ -152,6 +155,12 @@ func (f *reviewFlags) check(rest []string) error {
 	if f.post && local {
 		problems = append(problems, "--post needs a pull request (--repo and --pr)")
 	}
+	if f.full && local {
+		problems = append(problems, "--full needs a pull request (--repo and --pr)")
+	}
+	if f.onNewCommits != action.OnNewCommitsReview && f.onNewCommits != action.OnNewCommitsSkip {
+		problems = append(problems, fmt.Sprintf("--on-new-commits %q is not one of review, skip", f.onNewCommits))
+	}
 	failOn, err := action.ParseFailOn(f.failOn)
 	if err != nil {
 		problems = append(problems, "--fail-on "+err.Error())
@@ -196,6 +205,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		MaxValidations: f.maxValidations, MaxConcurrency: f.maxConcurrency, MaxLLMCalls: f.maxCalls,
 		MaxInputTokens: f.maxInputTokens, ValidatorBatching: f.validatorBatching, WarmCache: f.cacheWarmup,
 		BotLogin: f.botLogin, Logf: logf,
+		Rerun: f.full, OnNewCommits: f.onNewCommits,
 	}
 	if !opts.Validate {
 		opts.Mode = review.ModeReportOnly
@@ -275,11 +285,16 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	if res.AllFailed {
 		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
 	}
-	if c, n := report.Conclusion(res, f.failOn); c == "failure" {
+	switch c, n := report.Conclusion(res, f.failOn); c {
+	case report.ConclusionFailure:
 		if n == 0 && res.Partial {
 			return fmt.Errorf("%w: %s", action.ErrIncomplete, strings.Join(res.Incomplete, "; "))
 		}
 		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, f.failOn)
+	case report.ConclusionActionRequired:
+		// on-new-commits skip left commits unreviewed; with no check run
+		// to say so, the exit code does (as the Action's would).
+		return fmt.Errorf("%w: new commits were not reviewed (on-new-commits: skip)", action.ErrBlocking)
 	}
 	return nil
 }

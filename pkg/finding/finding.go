@@ -3,7 +3,13 @@
 // and publishing all speak it.
 package finding
 
-import "slices"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"unicode"
+)
 
 // Severity is the impact class of a finding, P0 (worst) to P3.
 type Severity string
@@ -101,6 +107,24 @@ type Finding struct {
 	Promoted bool `json:"promoted,omitempty"`
 	// Validation is the Stage 5b verdict, when the validator ran.
 	Validation *Validation `json:"validation,omitempty"`
+	// FoundOn is the head commit the finding was first found on: an
+	// earlier reviewed head for a finding carried by an incremental
+	// re-review, else "" (this run's head).
+	FoundOn string `json:"found_on,omitempty"`
+}
+
+// Fingerprint identifies a finding's problem independently of its line, so
+// a later run can recognise it after the code around it moved: 16 hex
+// digits of a SHA-256 over the file and the title's words, lower-cased.
+func Fingerprint(f Finding) string {
+	var words []string
+	for w := range strings.FieldsFuncSeq(strings.ToLower(f.Title), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		words = append(words, w)
+	}
+	sum := sha256.Sum256([]byte(f.File + "\x00" + strings.Join(words, " ")))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Suggestion is a model-proposed replacement of lines StartLine..EndLine

@@ -44,3 +44,20 @@ func ExamplePromote() {
 	fmt.Println(Promote(50), Promote(50) >= GateAnchor)
 	// Output: 75 true
 }
+
+func TestFingerprint(t *testing.T) {
+	base := Finding{File: "a.go", Line: 10, Title: "Nil map write in Add"}
+	moved := base
+	moved.Line, moved.Title = 40, "  nil MAP write, in add!"
+	if Fingerprint(base) != Fingerprint(moved) {
+		t.Errorf("the same problem on another line and in other case/punctuation has another fingerprint")
+	}
+	other := base
+	other.File = "b.go"
+	if Fingerprint(base) == Fingerprint(other) {
+		t.Errorf("the same title in another file has the same fingerprint")
+	}
+	if fp := Fingerprint(base); len(fp) != 16 {
+		t.Errorf("fingerprint %q; want 16 hex digits", fp)
+	}
+}

@@ -277,41 +277,38 @@ func issueComment(ic *gh.IssueComment) Comment {
 
 // IssueComments lists every comment on PR n's conversation, oldest first.
 func (c *Client) IssueComments(ctx context.Context, owner, repo string, n int) ([]Comment, error) {
-	op := fmt.Sprintf("list comments of %s/%s#%d", owner, repo, n)
-	var out []Comment
-	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage}}
-	for {
-		page, resp, err := c.gh.Issues.ListComments(ctx, owner, repo, n, opt)
-		if err != nil {
-			return nil, classify(op, "", err)
-		}
-		for _, ic := range page {
-			out = append(out, issueComment(ic))
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
-	}
+	return allPages(fmt.Sprintf("list comments of %s/%s#%d", owner, repo, n), issueComment,
+		func(page int) ([]*gh.IssueComment, *gh.Response, error) {
+			opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.Issues.ListComments(ctx, owner, repo, n, opt)
+		})
 }
 
 // ReviewComments lists every review (line) comment on PR n.
 func (c *Client) ReviewComments(ctx context.Context, owner, repo string, n int) ([]Comment, error) {
-	op := fmt.Sprintf("list review comments of %s/%s#%d", owner, repo, n)
+	return allPages(fmt.Sprintf("list review comments of %s/%s#%d", owner, repo, n), reviewComment,
+		func(page int) ([]*gh.PullRequestComment, *gh.Response, error) {
+			opt := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.PullRequests.ListComments(ctx, owner, repo, n, opt)
+		})
+}
+
+// allPages follows GitHub's pagination from the first page to the last,
+// converting every item; op names the request in an error.
+func allPages[T any](op string, conv func(T) Comment, list func(page int) ([]T, *gh.Response, error)) ([]Comment, error) {
 	var out []Comment
-	opt := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage}}
-	for {
-		page, resp, err := c.gh.PullRequests.ListComments(ctx, owner, repo, n, opt)
+	for page := 0; ; {
+		items, resp, err := list(page)
 		if err != nil {
 			return nil, classify(op, "", err)
 		}
-		for _, rc := range page {
-			out = append(out, reviewComment(rc))
+		for _, it := range items {
+			out = append(out, conv(it))
 		}
 		if resp.NextPage == 0 {
 			return out, nil
 		}
-		opt.Page = resp.NextPage
+		page = resp.NextPage
 	}
 }
 
@@ -353,7 +350,10 @@ type Annotation struct {
 type CheckRun struct {
 	Name, HeadSHA, Status, Conclusion string
 	Title, Summary, Text              string
-	Annotations                       []Annotation
+	// DetailsURL is where the run's details live; GitHub asks for one with
+	// the action_required conclusion.
+	DetailsURL  string
+	Annotations []Annotation
 }
 
 // CreateCheckRun creates a check run with the first MaxAnnotations
@@ -366,6 +366,7 @@ func (c *Client) CreateCheckRun(ctx context.Context, owner, repo string, r Check
 		HeadSHA:    r.HeadSHA,
 		Status:     optional(r.Status),
 		Conclusion: optional(r.Conclusion),
+		DetailsURL: optional(r.DetailsURL),
 		Output:     out,
 	})
 	if err != nil {

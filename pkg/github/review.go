@@ -58,22 +58,10 @@ func (c *Client) CreateReview(ctx context.Context, owner, repo string, n int, r 
 // ReviewCommentsOf lists the comments of review id on PR n (to learn their
 // URLs after CreateReview).
 func (c *Client) ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]Comment, error) {
-	op := fmt.Sprintf("list the comments of review %d on %s/%s#%d", id, owner, repo, n)
-	var out []Comment
-	opt := &gh.ListOptions{PerPage: perPage}
-	for {
-		page, resp, err := c.gh.PullRequests.ListReviewComments(ctx, owner, repo, n, id, opt)
-		if err != nil {
-			return nil, classify(op, "", err)
-		}
-		for _, rc := range page {
-			out = append(out, reviewComment(rc))
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
-	}
+	return allPages(fmt.Sprintf("list the comments of review %d on %s/%s#%d", id, owner, repo, n), reviewComment,
+		func(page int) ([]*gh.PullRequestComment, *gh.Response, error) {
+			return c.gh.PullRequests.ListReviewComments(ctx, owner, repo, n, id, &gh.ListOptions{PerPage: perPage, Page: page})
+		})
 }
 
 // EditReviewComment replaces the body of review (line) comment id. A

@@ -1,6 +1,13 @@
 // Package marker reads and writes the two hidden lines that open every
 // anchor-review report comment: the marker that identifies the comment, and
 // the metadata line that lets a later run carry the verdict forward.
+//
+// The metadata is versioned. Version 1 (release 1) records the reviewed
+// head and the verdict. Version 2 adds what an incremental re-review needs:
+// the history of reviewed heads and the posted findings (file, line,
+// severity, anchor, fingerprint, and the commit each was found on), bounded
+// (MaxFindings, MaxHeads) so the line stays small. A version 1 line still
+// parses; it carries no findings, which means "review the whole PR".
 package marker
 
 import (
@@ -8,6 +15,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Report is the first line of every report comment.
@@ -16,6 +25,23 @@ const Report = "<!-- anchor-review:report -->"
 const metaPrefix = "<!-- anchor-review:meta "
 const metaSuffix = " -->"
 
+// Version is the metadata version this release writes.
+const Version = 2
+
+// Bounds of a version 2 line, so it stays a small part of the comment.
+const (
+	// MaxFindings is the most findings a meta line records; a report with
+	// more sets Truncated and the next run reviews the whole PR.
+	MaxFindings = 50
+	// MaxHeads is the most reviewed heads the history keeps (the newest).
+	MaxHeads = 20
+	// MaxTitle is the most runes of a finding's title recorded.
+	MaxTitle = 120
+	// maxReviewer and maxFile bound the other free-text fields.
+	maxReviewer = 40
+	maxFile     = 400
+)
+
 // Meta is the JSON carried on the metadata line.
 type Meta struct {
 	Version    int    `json:"version"`
@@ -23,16 +49,75 @@ type Meta struct {
 	Verdict    string `json:"verdict"`
 	Conclusion string `json:"conclusion"`
 	Blocking   int    `json:"blocking"`
+
+	// Version 2.
+
+	// Heads are the heads reviewed so far, oldest first, the last being
+	// HeadSHA; at most MaxHeads.
+	Heads []string `json:"heads,omitempty"`
+	// Findings are the findings the report posted, at most MaxFindings.
+	Findings []Finding `json:"findings,omitempty"`
+	// Truncated is true when the report posted more findings than
+	// Findings records: they cannot be carried, so the next run reviews
+	// the whole PR.
+	Truncated bool `json:"truncated,omitempty"`
+	// Incomplete is true when the review was not complete (SPEC 7.1): a
+	// later incremental review would inherit its gaps, so the next run
+	// reviews the whole PR.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
-// FormatMeta renders the metadata line (no trailing newline).
+// Finding is one posted finding as the metadata records it: enough to
+// carry it to a later head and show it again.
+type Finding struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Severity string `json:"severity"` // P0..P3
+	Anchor   int    `json:"anchor"`   // 0, 25, 50, 75 or 100
+	// Fingerprint identifies the problem independently of its line (see
+	// finding.Fingerprint): 16 hex digits.
+	Fingerprint string `json:"fingerprint"`
+	Title       string `json:"title"`
+	Reviewer    string `json:"reviewer,omitempty"`
+	// Commit is the head the finding was first found on (40 hex digits).
+	Commit string `json:"commit"`
+}
+
+// Carries reports whether m can seed an incremental re-review: version 2,
+// every posted finding recorded, and a complete review.
+func (m Meta) Carries() bool {
+	return m.Version >= 2 && !m.Truncated && !m.Incomplete
+}
+
+// FormatMeta renders the metadata line (no trailing newline). A zero
+// Version writes the current one; the free-text fields are clipped to
+// their bounds, and over MaxFindings findings or MaxHeads heads the line
+// keeps the first findings (the caller lists the most severe first) and
+// sets Truncated, and keeps the newest heads.
 func FormatMeta(m Meta) string {
 	if m.Version == 0 {
-		m.Version = 1
+		m.Version = Version
+	}
+	if len(m.Findings) > MaxFindings {
+		m.Findings, m.Truncated = m.Findings[:MaxFindings], true
+	}
+	if len(m.Heads) > MaxHeads {
+		m.Heads = m.Heads[len(m.Heads)-MaxHeads:]
+	}
+	if len(m.Findings) > 0 {
+		fs := make([]Finding, len(m.Findings))
+		for i, f := range m.Findings {
+			f.Title, f.Reviewer, f.File = clip(f.Title, MaxTitle), clip(f.Reviewer, maxReviewer), clip(f.File, maxFile)
+			fs[i] = f
+		}
+		m.Findings = fs
 	}
 	b, _ := json.Marshal(m) // a struct of strings and ints cannot fail
-	// json.Marshal escapes <, > and & so the JSON cannot close the comment.
-	return metaPrefix + string(b) + metaSuffix
+	// json.Marshal escapes <, > and & so the JSON cannot close the comment;
+	// @ and # are escaped too, so a recorded title cannot mention anyone or
+	// reference an issue from inside the hidden line.
+	s := strings.NewReplacer("@", `\u0040`, "#", `\u0023`).Replace(string(b))
+	return metaPrefix + s + metaSuffix
 }
 
 // Verdicts and Conclusions are the values a meta line may carry; anything
@@ -78,11 +163,17 @@ func ParseMeta(body string) (Meta, error) {
 		if err := dec.Decode(&m); err != nil {
 			return Meta{}, fmt.Errorf("report metadata: %w", err)
 		}
-		if m.Version != 1 {
+		if m.Version != 1 && m.Version != 2 {
 			return Meta{}, fmt.Errorf("report metadata: unsupported version %d", m.Version)
 		}
 		if err := m.check(); err != nil {
 			return Meta{}, fmt.Errorf("report metadata: %w", err)
+		}
+		if len(m.Heads) == 0 {
+			m.Heads = nil
+		}
+		if len(m.Findings) == 0 {
+			m.Findings = nil
 		}
 		return m, nil
 	}
@@ -102,7 +193,75 @@ func (m Meta) check() error {
 	if m.Blocking < 0 {
 		return fmt.Errorf("blocking %d is negative", m.Blocking)
 	}
+	if m.Version == 1 && (m.Heads != nil || m.Findings != nil || m.Truncated || m.Incomplete) {
+		return fmt.Errorf("version 1 carries no heads or findings")
+	}
+	if len(m.Heads) > MaxHeads {
+		return fmt.Errorf("%d heads; at most %d", len(m.Heads), MaxHeads)
+	}
+	for _, h := range m.Heads {
+		if !isSHA(h) {
+			return fmt.Errorf("head %q is not a 40-digit hex SHA", h)
+		}
+	}
+	if len(m.Findings) > MaxFindings {
+		return fmt.Errorf("%d findings; at most %d", len(m.Findings), MaxFindings)
+	}
+	for i, f := range m.Findings {
+		if err := f.check(); err != nil {
+			return fmt.Errorf("finding %d: %w", i+1, err)
+		}
+	}
 	return nil
+}
+
+func (f Finding) check() error {
+	switch {
+	case f.File == "" || utf8.RuneCountInString(f.File) > maxFile || hasControl(f.File):
+		return fmt.Errorf("file %q is not a path", f.File)
+	case f.Line < 1:
+		return fmt.Errorf("line %d is not a line", f.Line)
+	case !slices.Contains([]string{"P0", "P1", "P2", "P3"}, f.Severity):
+		return fmt.Errorf("severity %q is not P0..P3", f.Severity)
+	case !slices.Contains([]int{0, 25, 50, 75, 100}, f.Anchor):
+		return fmt.Errorf("anchor %d is not 0, 25, 50, 75 or 100", f.Anchor)
+	case len(f.Fingerprint) != 16 || !isHex(f.Fingerprint):
+		return fmt.Errorf("fingerprint %q is not 16 hex digits", f.Fingerprint)
+	case !isSHA(f.Commit):
+		return fmt.Errorf("commit %q is not a 40-digit hex SHA", f.Commit)
+	case utf8.RuneCountInString(f.Title) > MaxTitle || hasControl(f.Title):
+		return fmt.Errorf("title is longer than %d runes or holds control characters", MaxTitle)
+	case utf8.RuneCountInString(f.Reviewer) > maxReviewer || hasControl(f.Reviewer):
+		return fmt.Errorf("reviewer %q is not a persona name", f.Reviewer)
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// clip cuts s to at most n runes, at a rune boundary.
+func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func isSHA(s string) bool {

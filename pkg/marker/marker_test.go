@@ -2,6 +2,7 @@ package marker
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestMetaRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseMeta: %v", err)
 	}
-	if got != m {
+	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("got %+v; want %+v", got, m)
 	}
 }
@@ -96,6 +97,8 @@ func ExampleParseReport() {
 func FuzzParseMeta(f *testing.F) {
 	f.Add(Report + "\n" + FormatMeta(Meta{HeadSHA: strings.Repeat("a", 40), Verdict: "ready", Conclusion: "success"}))
 	f.Add("<!-- anchor-review:meta {\"version\":1} -->")
+	f.Add(Report + "\n" + FormatMeta(v2(2)))
+	f.Add(`<!-- anchor-review:meta {"version":2,"head_sha":"` + strings.Repeat("a", 40) + `","verdict":"ready","conclusion":"success","blocking":0,"heads":[],"findings":[{"file":"a\u0040b.go","line":1,"severity":"P3","anchor":75,"fingerprint":"0123456789abcdef","title":"x \u0023 y","commit":"` + strings.Repeat("b", 40) + `"}]} -->`)
 	f.Add("<!-- anchor-review:meta {\"version\":1,\"verdict\":\"--><b>\"} -->\n" + Report)
 	f.Fuzz(func(t *testing.T, body string) {
 		_ = HasReport(body)
@@ -105,8 +108,99 @@ func FuzzParseMeta(f *testing.F) {
 			return
 		}
 		again, err := ParseMeta(FormatMeta(m))
-		if err != nil || again != m {
+		if err != nil || !reflect.DeepEqual(again, m) {
 			t.Fatalf("round trip of %+v: got %+v, %v", m, again, err)
 		}
 	})
+}
+
+func v2(findings int) Meta {
+	sha := strings.Repeat("b", 40)
+	m := Meta{Version: 2, HeadSHA: sha, Verdict: "not-ready", Conclusion: "failure", Blocking: 1,
+		Heads: []string{strings.Repeat("a", 40), sha}}
+	for i := range findings {
+		m.Findings = append(m.Findings, Finding{File: fmt.Sprintf("pkg/f%d.go", i), Line: i + 1, Severity: "P1", Anchor: 75,
+			Fingerprint: "0123456789abcdef", Title: "nil map write <b>", Reviewer: "correctness", Commit: strings.Repeat("a", 40)})
+	}
+	return m
+}
+
+func TestMetaV2(t *testing.T) {
+	t.Run("round trip", func(t *testing.T) {
+		m := v2(3)
+		got, err := ParseReport(Report + "\n" + FormatMeta(m) + "\n## x\n")
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Fatalf("got %+v, %v; want %+v", got, err, m)
+		}
+		if !got.Carries() {
+			t.Fatal("a complete v2 meta does not carry")
+		}
+	})
+	t.Run("a zero version writes the current one", func(t *testing.T) {
+		m := v2(1)
+		m.Version = 0
+		got, err := ParseMeta(FormatMeta(m))
+		if err != nil || got.Version != Version {
+			t.Fatalf("version %d, %v; want %d", got.Version, err, Version)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		m := v2(MaxFindings + 7)
+		for range MaxHeads + 5 {
+			m.Heads = append(m.Heads, strings.Repeat("c", 40))
+		}
+		m.Findings[0].Title = strings.Repeat("é", 500) + "\x07"
+		line := FormatMeta(m)
+		got, err := ParseMeta(line)
+		if err != nil {
+			t.Fatalf("ParseMeta of a bounded line: %v", err)
+		}
+		if len(got.Findings) != MaxFindings || !got.Truncated || got.Carries() || len(got.Heads) != MaxHeads {
+			t.Fatalf("findings %d, truncated %v, heads %d", len(got.Findings), got.Truncated, len(got.Heads))
+		}
+		if len(line) > 20_000 {
+			t.Fatalf("meta line of %d bytes; want it small", len(line))
+		}
+	})
+	t.Run("version 1 still parses and means review the whole PR", func(t *testing.T) {
+		sha := strings.Repeat("a", 40)
+		got, err := ParseMeta(`<!-- anchor-review:meta {"version":1,"head_sha":"` + sha + `","verdict":"ready","conclusion":"success","blocking":0} -->`)
+		if err != nil || got.Carries() {
+			t.Fatalf("v1: %+v, %v; want parsed and not carrying", got, err)
+		}
+	})
+	t.Run("incomplete does not carry", func(t *testing.T) {
+		m := v2(1)
+		m.Incomplete = true
+		if m.Carries() {
+			t.Fatal("an incomplete review carries")
+		}
+	})
+}
+
+func TestMetaV2Rejects(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	head := `<!-- anchor-review:meta {"version":2,"head_sha":"` + sha + `","verdict":"ready","conclusion":"success","blocking":0,`
+	f := func(fields string) string { return head + `"findings":[{` + fields + `}]} -->` }
+	ok := `"file":"a.go","line":3,"severity":"P1","anchor":75,"fingerprint":"0123456789abcdef","title":"t","commit":"` + sha + `"`
+	if _, err := ParseMeta(f(ok)); err != nil {
+		t.Fatalf("the valid base case is refused: %v", err)
+	}
+	for name, body := range map[string]string{
+		"v1 with findings":  strings.Replace(f(ok), `"version":2`, `"version":1`, 1),
+		"bad severity":      f(strings.Replace(ok, `"P1"`, `"P9"`, 1)),
+		"bad anchor":        f(strings.Replace(ok, `75`, `72`, 1)),
+		"line zero":         f(strings.Replace(ok, `"line":3`, `"line":0`, 1)),
+		"empty file":        f(strings.Replace(ok, `"a.go"`, `""`, 1)),
+		"file with newline": f(strings.Replace(ok, `"a.go"`, `"a\nb.go"`, 1)),
+		"short fingerprint": f(strings.Replace(ok, `0123456789abcdef`, `0123`, 1)),
+		"bad commit":        f(strings.Replace(ok, `"commit":"`+sha, `"commit":"main`, 1)),
+		"unknown field":     f(ok + `,"evil":1`),
+		"bad head":          head + `"heads":["main"]} -->`,
+		"too many findings": head + `"findings":[` + strings.Repeat(`{`+ok+`},`, MaxFindings) + `{` + ok + `}]} -->`,
+	} {
+		if _, err := ParseMeta(body); err == nil {
+			t.Errorf("%s: accepted %s", name, body)
+		}
+	}
 }

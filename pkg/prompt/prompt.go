@@ -349,7 +349,7 @@ func fenceOf(c Context, rendered string) string {
 // fields (reviewers, number, promotion, validation) are left out so the
 // validator judges the claim alone.
 func findingJSON(f finding.Finding) string {
-	f.Reviewers, f.Number, f.Promoted, f.Validation = nil, 0, false, nil
+	f.Reviewers, f.Number, f.Promoted, f.Validation, f.FoundOn = nil, 0, false, nil, ""
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		// A Finding holds only strings, ints and bools: it always encodes.

@@ -100,7 +100,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	if r.PR > 0 {
 		howTo += fmt.Sprintf(" with `pr-number: %d`", r.PR)
 	}
-	howTo += "), which always reviews."
+	howTo += "), or comment `/anchor-review` on the pull request (owners, members and collaborators); either always reviews."
 	var b strings.Builder
 	c := r.Carried
 	if c == nil {
@@ -115,6 +115,9 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	}
 	label := carriedLabel(c.Verdict)
 	short := strings.Trim(shaText(c.HeadSHA, o), "`")
+	if u := r.Unreviewed; u != nil {
+		return unreviewedCheck(r, o, limit, out, label, short, blocking)
+	}
 	out.Title = clipPlain(sanitizePlain(fmt.Sprintf("Verdict carried from the review of %s: %s", short, label), o), annotationTitleMax)
 	b.WriteString("## anchor-review: verdict carried forward\n\n")
 	fmt.Fprintf(&b, "This commit was not reviewed: the pull request already has an anchor-review report, "+
@@ -124,6 +127,30 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 		label, conclusion, fmtInt(blocking))
 	b.WriteString(howTo + "\n")
 	out.Summary = TruncateBytes(b.String(), limit)
+	return out
+}
+
+// unreviewedCheck is the new head's check under on-new-commits skip:
+// failure when the earlier verdict was blocking, else action_required,
+// titled with the number of unreviewed commits and how to review them.
+func unreviewedCheck(r review.Result, o Options, limit int, out CheckOutput, label, short string, blocking int) CheckOutput {
+	commits := "New commits"
+	if n := r.Unreviewed.Commits; n > 0 {
+		commits = plural(n, "commit", "commits")
+	}
+	out.Title = clipPlain(sanitizePlain(fmt.Sprintf("%s not reviewed (on-new-commits: skip); comment /anchor-review to review them", commits), o), annotationTitleMax)
+	var b strings.Builder
+	b.WriteString("## anchor-review: new commits not reviewed\n\n")
+	fmt.Fprintf(&b, "%s since the review of %s %s not reviewed: this workflow sets `on-new-commits: skip`. "+
+		"The earlier review's verdict (**%s**, %s blocking) does not vouch for them, so this check is not green.\n\n",
+		commits, shaText(short, o), map[bool]string{true: "was", false: "were"}[r.Unreviewed.Commits == 1], label, fmtInt(blocking))
+	b.WriteString("To review them, comment `/anchor-review` on the pull request (owners, members and collaborators), " +
+		"or run the workflow by hand (`workflow_dispatch`")
+	if r.PR > 0 {
+		fmt.Fprintf(&b, " with `pr-number: %d`", r.PR)
+	}
+	b.WriteString(").\n")
+	out.Summary = Truncate(b.String(), limit)
 	return out
 }
 

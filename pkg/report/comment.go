@@ -81,6 +81,9 @@ func skippedLine(r review.Result, o Options) string {
 	if reason := Sanitize(r.SkipReason, o); reason != "" {
 		line += ": " + clip(reason, reasonMax)
 	}
+	if r.SkipRule == skip.RuleReviewed && r.Unreviewed != nil {
+		return line + "; the check on the new head is not green until they are reviewed."
+	}
 	if r.SkipRule == skip.RuleReviewed {
 		if c := r.Carried; c != nil {
 			line += fmt.Sprintf("; the verdict of the review of %s is carried forward (%s, %s)",
@@ -106,6 +109,10 @@ type doc struct {
 	blocking   int
 	rows       []row // r.Findings, in order
 	below      []row // r.BelowBar
+	// metaLine is the rendered metadata line; fit drops its findings
+	// record (Truncated: the next run reviews the whole PR) when even the
+	// smallest report would not fit with it.
+	metaLine string
 }
 
 // row is one rendered table row and the finding's severity and number.
@@ -131,6 +138,14 @@ func newDoc(r review.Result, o Options) *doc {
 // Coverage replaced by a note, else keeping as many findings as fit (the
 // lowest go first; findings are sorted most severe first), else cut.
 func (d *doc) fit(v view, max int, u unit) string {
+	if v.marker {
+		m := d.meta()
+		d.metaLine = marker.FormatMeta(m)
+		if len(m.Findings) > 0 && u.size(d.render(v, 0, false)) > max {
+			m.Findings, m.Truncated = nil, true
+			d.metaLine = marker.FormatMeta(m)
+		}
+	}
 	all := len(d.rows)
 	if s := d.render(v, all, true); u.size(s) <= max {
 		return s
@@ -161,13 +176,7 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	var b strings.Builder
 	if v.marker {
 		b.WriteString(marker.Report + "\n")
-		b.WriteString(marker.FormatMeta(marker.Meta{
-			Version:    1,
-			HeadSHA:    d.o.HeadSHA,
-			Verdict:    string(effectiveVerdict(r)),
-			Conclusion: d.conclusion,
-			Blocking:   d.blocking,
-		}) + "\n")
+		b.WriteString(d.metaLine + "\n")
 	}
 	b.WriteString("## anchor-review: " + d.headline() + "\n\n")
 	b.WriteString(d.team() + "\n\n")
@@ -208,6 +217,42 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	}
 	b.WriteString("**Verdict: " + verdictLabel(r) + "**\n")
 	return b.String()
+}
+
+// meta is the metadata line's content: the verdict, the reviewed heads and
+// every posted finding (all of them, whatever trimming leaves in the
+// body), so the next run can carry them.
+func (d *doc) meta() marker.Meta {
+	r := d.r
+	m := marker.Meta{
+		Version:    marker.Version,
+		HeadSHA:    d.o.HeadSHA,
+		Verdict:    string(effectiveVerdict(r)),
+		Conclusion: d.conclusion,
+		Blocking:   d.blocking,
+		Heads:      []string{d.o.HeadSHA},
+		Incomplete: r.Partial || r.AllFailed || effectiveVerdict(r) == review.Degraded,
+	}
+	if r.Rereview != nil && len(r.Rereview.Heads) > 0 {
+		m.Heads = r.Rereview.Heads
+	}
+	for _, f := range r.Findings {
+		commit := f.FoundOn
+		if commit == "" {
+			commit = d.o.HeadSHA
+		}
+		reviewer := ""
+		if len(f.Reviewers) > 0 {
+			reviewer = f.Reviewers[0]
+		}
+		// Model text (the title) and PR text (the path) are redacted like
+		// everything else the comment holds: the hidden line is public too.
+		m.Findings = append(m.Findings, marker.Finding{
+			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
+			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
+		})
+	}
+	return m
 }
 
 // inlineLink is finding n's line comment URL when it points at the
@@ -342,6 +387,9 @@ func (d *doc) row(f finding.Finding, number string) string {
 	}
 	if fix := Sanitize(f.SuggestedFix, d.o); fix != "" && utf8.RuneCountInString(fix) <= fixMax {
 		issue += "<br>Suggested fix: " + fix
+	}
+	if f.FoundOn != "" && f.FoundOn != d.o.HeadSHA {
+		issue += "<br>_Carried from the review of " + shaText(f.FoundOn, d.o) + "._"
 	}
 	if u := d.inlineLink(f.Number); u != "" {
 		issue += "<br>[On the line](" + u + ")"
@@ -514,6 +562,8 @@ func (d *doc) coverage(b *strings.Builder) {
 
 	writeConfiguration(b, c, o)
 
+	d.rereview(b)
+
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))
@@ -533,6 +583,57 @@ func writeNotes(b *strings.Builder, title string, notes []string, dropped int, o
 	if dropped > 0 {
 		fmt.Fprintf(b, "(%s repeated or over the cap of %d not shown.)\n\n", fmtInt(dropped), review.MaxNotes)
 	}
+}
+
+// rereview writes what a re-review of an already reviewed PR did: the
+// reviewed range, the carried findings and the history of heads.
+func (d *doc) rereview(b *strings.Builder) {
+	rr := d.r.Rereview
+	if rr == nil {
+		return
+	}
+	o := d.o
+	if rr.Incremental {
+		fmt.Fprintf(b, "**Reviewed range:** the new commits only, %s..%s", shaText(rr.From, o), shaText(rr.To, o))
+		if rr.Commits > 0 {
+			fmt.Fprintf(b, " (%s)", plural(rr.Commits, "commit", "commits"))
+		}
+		b.WriteString(".\n\n")
+		fmt.Fprintf(b, "**Carried findings:** %s carried with their lines untouched; %s whose lines changed checked again by the validator",
+			fmtInt(rr.Carried), fmtInt(rr.Rechecked))
+		if refuted := rr.Rechecked - rr.Confirmed - rr.Unchecked; rr.Rechecked > 0 {
+			fmt.Fprintf(b, ": %s confirmed, %s no longer confirmed (gone; the validator's reasons are above)", fmtInt(rr.Confirmed), fmtInt(max(refuted, 0)))
+		}
+		if rr.Unchecked > 0 {
+			fmt.Fprintf(b, " (%s could not be checked again and %s kept: **the review is incomplete**)",
+				fmtInt(rr.Unchecked), map[bool]string{true: "is", false: "are"}[rr.Unchecked == 1])
+		}
+		if rr.Again > 0 {
+			fmt.Fprintf(b, ", %s found again by this review", fmtInt(rr.Again))
+		}
+		b.WriteString(".\n\n")
+		if len(rr.Gone) > 0 {
+			fmt.Fprintf(b, "**Gone since the last review:** %s.\n\n", plural(len(rr.Gone), "finding", "findings"))
+			writeList(b, rejectionItems(rr.Gone, o, "gone"))
+		}
+		if len(rr.OutsidePR) > 0 {
+			fmt.Fprintf(b, "**Changed by the new commits but not by the pull request** (e.g. a merge of the base branch; not reviewed): %s.\n\n",
+				plural(len(rr.OutsidePR), "file", "files"))
+			var files []string
+			for _, p := range rr.OutsidePR {
+				files = append(files, clip(Sanitize(p, o), itemMax))
+			}
+			writeList(b, files)
+		}
+	} else {
+		fmt.Fprintf(b, "**Reviewed range:** the whole pull request at %s (earlier report: %s; %s).\n\n",
+			shaText(rr.To, o), shaText(rr.From, o), clip(orDefault(Sanitize(rr.Reason, o), "a full review"), reasonMax))
+	}
+	var heads []string
+	for _, h := range rr.Heads {
+		heads = append(heads, shaText(h, o))
+	}
+	fmt.Fprintf(b, "**Reviewed heads:** %s.\n\n", strings.Join(heads, " → "))
 }
 
 func rejectionItems(rs []review.Rejection, o Options, noReason string) []string {

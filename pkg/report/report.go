@@ -48,6 +48,11 @@ const (
 	ConclusionNeutral = "neutral"
 	ConclusionFailure = "failure"
 	ConclusionSkipped = "skipped"
+	// ConclusionActionRequired is the new head's check when on-new-commits
+	// skip left commits unreviewed after a non-blocking review: not green,
+	// and GitHub shows a button to the details. Where GitHub refuses it,
+	// the publisher falls back to failure.
+	ConclusionActionRequired = "action_required"
 )
 
 // Annotation levels this package produces.
@@ -185,6 +190,14 @@ func skippedConclusion(r review.Result) (string, int) {
 		return ConclusionFailure, 0
 	}
 	blocking := max(r.Carried.Blocking, 0)
+	if r.Unreviewed != nil {
+		// on-new-commits skip: the earlier verdict does not cover the new
+		// commits, so the check is never green.
+		if r.Carried.Conclusion == ConclusionFailure || blocking > 0 {
+			return ConclusionFailure, blocking
+		}
+		return ConclusionActionRequired, 0
+	}
 	switch r.Carried.Conclusion {
 	case ConclusionSuccess, ConclusionNeutral, ConclusionFailure:
 		return r.Carried.Conclusion, blocking

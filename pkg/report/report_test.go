@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -302,9 +303,24 @@ func TestCommentContract(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second line: %v", err)
 	}
-	want := marker.Meta{Version: 1, HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 3}
-	if meta != want {
-		t.Errorf("meta = %+v; want %+v", meta, want)
+	want := marker.Meta{Version: marker.Version, HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 3, Heads: []string{headSHA}}
+	got := meta
+	got.Findings = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("meta = %+v; want %+v", got, want)
+	}
+	if len(meta.Findings) != len(r.Findings) {
+		t.Fatalf("meta records %d findings; want the %d posted", len(meta.Findings), len(r.Findings))
+	}
+	for i, f := range r.Findings {
+		mf := meta.Findings[i]
+		if mf.File != f.File || mf.Line != max(f.Line, 1) || mf.Severity != string(f.Severity) || mf.Anchor != f.Confidence ||
+			mf.Title != f.Title || mf.Commit != headSHA || mf.Fingerprint != finding.Fingerprint(f) {
+			t.Errorf("meta finding %d = %+v; want the posted %+v found on the head", i, mf, f)
+		}
+	}
+	if strings.Contains(lines[1], "@") {
+		t.Errorf("the meta line holds a raw @ (a hidden mention): %s", lines[1])
 	}
 	if got := strings.Count(body, "anchor-review:report"); got != 1 {
 		t.Errorf("marker appears %d times; want 1", got)

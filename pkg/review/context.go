@@ -24,10 +24,14 @@ type TreeReader func(ctx context.Context) (paths []string, truncated bool, err e
 // never reads one again), and from the head tree the test files of each
 // changed source file (nil when there is no tree). A file that cannot be
 // read gets no context; context helps the review, its absence does not
-// leave code unreviewed.
-func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, tree TreeReader) (map[string]prompt.Head, map[string][]string) {
+// leave code unreviewed. withHeads false reads no head file (the test-file
+// list only).
+func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, tree TreeReader, withHeads bool) (map[string]prompt.Head, map[string][]string) {
 	var paths []string
 	for _, f := range files {
+		if !withHeads {
+			break
+		}
 		// Added files are in the diff whole; deleted and binary files have
 		// no head text to show; only code gets context.
 		if f.Binary || f.NoPatch || f.Status == diff.Deleted || f.Status == diff.Added || len(f.Hunks) == 0 || !prompt.WantsContext(f.Path()) {

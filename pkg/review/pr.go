@@ -12,6 +12,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
+	"github.com/anchor-review/anchor-review/pkg/synth"
 )
 
 // ReviewPR reviews one pull request end to end. The returned PR is what the
@@ -47,6 +48,14 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		return res, pr, nil
 	}
 	o.logf("skip: none of the four rules fired")
+	prev := dec.Previous
+	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
+		// on-new-commits skip, set by the workflow: decided before any
+		// other read (the repository configuration can set it too; see
+		// below).
+		r.skipNew(ctx, o, &res, prev, info.HeadSHA, -1)
+		return res, pr, nil
+	}
 	if o.PrecheckOnly {
 		return res, pr, ErrNeedsModel
 	}
@@ -65,11 +74,47 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
 		res.incomplete("files beyond the first 3,000 were not reviewed: GitHub lists at most 3,000 files")
 	}
+	// A PR reviewed before at an older head: review the new commits only
+	// (or, when that cannot be done safely, the whole PR).
+	prDiff := d
+	var plan *carryPlan
+	if prev != nil {
+		plan, res.Rereview = r.plan(ctx, o, prev, info.HeadSHA, d)
+	}
+	if plan != nil {
+		d = plan.delta
+	}
+	heads := func(ctx context.Context, path string) (string, bool, error) {
+		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
+	}
 	standards, attrs, cfg := r.readBase(ctx, o, d, info.BaseSHA)
-	use, err := configure(&o, cfg, "base commit", d)
+	use, err := configure(&o, cfg, "base commit", prDiff)
 	res.Coverage.Config = use
 	if err != nil {
 		return res, pr, err
+	}
+	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
+		// on-new-commits skip, set by the repository configuration.
+		n := -1
+		if res.Rereview != nil && res.Rereview.Incremental {
+			n = res.Rereview.Commits
+		}
+		res.Rereview = nil
+		r.skipNew(ctx, o, &res, prev, info.HeadSHA, n)
+		return res, pr, nil
+	}
+	if plan != nil && len(plan.delta.Files) == 0 {
+		// The new commits changed none of the PR's files (a merge of the
+		// base branch): nothing for the personas; carry what was found.
+		o.logf("rereview: the new commits change none of the pull request's files")
+		calls := &callBudget{limit: o.MaxLLMCalls}
+		res.Coverage.ValidatorRan = o.Validate
+		res.IncompleteConclusion = o.Incomplete // after the repository configuration
+		res.Findings = r.carry(ctx, o, &res, nil, plan, prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, newFileCache(heads).get, calls)
+		synth.Number(res.Findings)
+		res.Verdict = DecideVerdict(res)
+		res.Coverage.Usage.Wall = time.Since(start)
+		return res, pr, nil
 	}
 	// previous-comments selects on review comments from people (SPEC's
 	// table), and those are what it reads; conversation comments are not
@@ -88,13 +133,10 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 
 	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous, Instructions: o.repo.Instructions}
-	heads := func(ctx context.Context, path string) (string, bool, error) {
-		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
-	}
 	tree := func(ctx context.Context) ([]string, bool, error) {
 		return r.GitHub.Tree(ctx, o.Owner, o.Repo, info.HeadSHA)
 	}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree})
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree, carry: plan})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }
@@ -160,6 +202,17 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 		d.Files = append(d.Files, f)
 	}
 	return d, nil
+}
+
+// commitCount renders "1 commit", "3 commits", or "the new commits".
+func commitCount(n int) string {
+	switch {
+	case n == 1:
+		return "1 commit"
+	case n > 1:
+		return fmt.Sprintf("%d commits", n)
+	}
+	return "the new commits"
 }
 
 func skipPR(p *github.PR) skip.PR {

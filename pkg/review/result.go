@@ -33,8 +33,15 @@ type Result struct {
 	SkipRule int    `json:"skip_rule"` // 1..4 when Skipped
 	// SkipReason is a human sentence, e.g. "pull request is a draft".
 	SkipReason string `json:"skip_reason,omitempty"`
-	// Carried is the earlier report's metadata when rule 4 fired.
+	// Carried is the earlier report's metadata when rule 4 fired, or when
+	// on-new-commits is skip and the new commits were skipped.
 	Carried *marker.Meta `json:"carried,omitempty"`
+	// Unreviewed is set when on-new-commits skip left new commits
+	// unreviewed: the check on the new head must not be green.
+	Unreviewed *Unreviewed `json:"unreviewed,omitempty"`
+	// Rereview is set when the PR had a report for an older head: the
+	// reviewed range, carried findings, and the history of heads.
+	Rereview *Rereview `json:"rereview,omitempty"`
 
 	// Findings are the validated findings at anchor >= 75, sorted and
 	// numbered 1..N: exactly what the comment lists.
@@ -74,6 +81,12 @@ type Result struct {
 	// inline stage checks comment lines and suggestions against them. Not
 	// serialized: report-path carries findings, not the diff.
 	Files []*diff.File `json:"-"`
+}
+
+// Unreviewed says which commits on-new-commits skip left unreviewed.
+type Unreviewed struct {
+	Since   string `json:"since"`   // the reviewed head
+	Commits int    `json:"commits"` // how many commits since (0 = unknown)
 }
 
 // PersonaRun says why a persona ran and how it went.

@@ -26,6 +26,7 @@ type GitHub interface {
 	Diff(ctx context.Context, owner, repo string, n int) (github.DiffSource, error)
 	FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error)
 	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
+	Compare(ctx context.Context, owner, repo, base, head string) (github.Comparison, error)
 }
 
 // ErrNeedsModel is returned by a PrecheckOnly review whose pull request
@@ -77,9 +78,14 @@ const (
 type Options struct {
 	Owner, Repo string
 	PR          int
-	// Rerun is a deliberate manual re-review: it bypasses skip rule 4 only.
+	// Rerun is a deliberate manual re-review: it bypasses skip rule 4 only,
+	// and reviews the whole PR.
 	Rerun bool
-	Mode  string
+	// OnNewCommits is what a PR whose report is for an older head gets:
+	// OnNewCommitsReview (default) reviews the commits since, carrying the
+	// earlier findings; OnNewCommitsSkip skips them, never green.
+	OnNewCommits string
+	Mode         string
 	// Validate runs Stage 5b (comment mode, and the CLI's --post).
 	Validate bool
 
@@ -134,6 +140,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Mode == "" {
 		o.Mode = ModeComment
+	}
+	if o.OnNewCommits == "" {
+		o.OnNewCommits = OnNewCommitsReview
 	}
 	if o.MaxConcurrency <= 0 {
 		o.MaxConcurrency = DefaultMaxConcurrency

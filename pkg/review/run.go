@@ -31,12 +31,19 @@ type runInput struct {
 	// tree lists the head tree (for the testing persona's test-file
 	// list); nil when there is none (a local diff).
 	tree TreeReader
+	// carry, for an incremental re-review, holds the earlier findings to
+	// carry or check again; nil for a whole-PR review.
+	carry *carryPlan
 }
 
 // run is everything after the diff is in hand: scope, select, dispatch,
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	pc, notReviewed := in.prompt, in.notReviewed
+	// One head-file cache for the whole run: new and carried findings in
+	// the same file cost one read.
+	heads := newFileCache(in.head)
+	head := heads.get
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
@@ -71,8 +78,9 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 
 	// Context: the head version of each changed file, read once per run
 	// (the validator reuses the cache), and the head tree's test files.
-	heads := newFileCache(in.head)
-	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree)
+	// An incremental re-review sends the personas the new commits and
+	// nothing else (its cost grows with the delta): no head context.
+	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree, in.carry == nil)
 	pc.Excerpts = prompt.NewExcerptCache()
 	pc.Fence = o.Fence
 
@@ -191,7 +199,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted = r.validate(ctx, o, res, out.Gated, parts, pc, heads, calls)
+		posted, _ = r.validate(ctx, o, res, out.Gated, parts, pc, head, calls)
+	}
+	if in.carry != nil {
+		c := pc
+		c.Fence = o.Fence
+		posted = r.carry(ctx, o, res, posted, in.carry, c, head, calls)
 	}
 	synth.Number(posted)
 	res.Findings = posted

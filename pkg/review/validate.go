@@ -19,9 +19,16 @@ import (
 // validate is Stage 5b: one independent call per finding (or, with
 // validator-batching per-file, one per file judging each of its findings
 // on its own), most severe first within the budget, each finding's head
-// file read once per run (contents is the run's cache, which the context
-// stage filled). See prompt.ForValidator for what a request holds.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget) []finding.Finding {
+// file read once per run (head is the run's cached reader, which the
+// context stage filled). parts are the parts of the diff the personas
+// reviewed: a finding's validator sees the diff of its part. See
+// prompt.ForValidator for what a request holds. It returns the confirmed
+// findings, and apart the findings that got no verdict (over the budget,
+// or the validator failed): every finding that is in neither was refuted.
+// Both kinds of drop are recorded in Coverage, and a finding without a
+// verdict makes the review incomplete.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
+	contents := newFileCache(head)
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -39,6 +46,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		res.incomplete("%s not validated: over the validation budget of %d", plural(len(order)-budget, "finding", "findings"), budget)
 		for _, i := range order[budget:] {
 			f := gated[i]
+			unchecked = append(unchecked, f)
 			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
 		}
 		order = order[:budget]
@@ -52,7 +60,6 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
 	}
 
-	var kept []finding.Finding
 	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
@@ -75,6 +82,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 			// No verdict is not a "no": the finding was neither confirmed
 			// nor refuted, so the review did not finish.
 			unconfirmed++
+			unchecked = append(unchecked, f)
 		}
 		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
 	}
@@ -83,7 +91,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	}
 	synth.Sort(kept) // a lowered severity moves a finding down
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
-	return kept
+	return kept, unchecked
 }
 
 // validatePerFinding makes one validator call per finding of order.

@@ -1,6 +1,7 @@
 package skip
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -147,7 +148,7 @@ func TestDecide(t *testing.T) {
 				switch {
 				case (m.got == nil) != (m.want == nil):
 					t.Errorf("Decide().%s = %v; want %v", m.name, m.got, m.want)
-				case m.got != nil && *m.got != *m.want:
+				case m.got != nil && !reflect.DeepEqual(*m.got, *m.want):
 					t.Errorf("Decide().%s = %+v; want %+v", m.name, *m.got, *m.want)
 				}
 			}

@@ -124,6 +124,9 @@ type Server struct {
 	prReviews map[int][]*Review
 	contents  map[string]string // ref + "\x00" + path
 	checks    []*CheckRun
+	compares  map[string]Compare // base + "..." + head
+	reacts    map[int64][]string // comment id → reaction contents, in order
+	refused   map[string]bool    // check-run conclusions answered with 422
 	faults    []*Fault
 	// barrierTimeouts counts held requests released by their timeout
 	// instead of the gate opening.
@@ -145,6 +148,9 @@ func New() *Server {
 		reviews:   map[int][]*Comment{},
 		prReviews: map[int][]*Review{},
 		contents:  map[string]string{},
+		compares:  map[string]Compare{},
+		reacts:    map[int64][]string{},
+		refused:   map[string]bool{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPull)
@@ -163,6 +169,8 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.getBlob)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
@@ -977,6 +985,11 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if req.Conclusion != nil && s.refused[*req.Conclusion] {
+		s.mu.Unlock()
+		writeValidation(w, "CheckRun", "conclusion", "invalid", fmt.Sprintf("conclusion %q is not allowed here", *req.Conclusion))
+		return
+	}
 	s.nextID++
 	c := &CheckRun{ID: s.nextID, HeadSHA: *req.HeadSHA, Status: "queued"}
 	c.apply(req)
@@ -1078,6 +1091,12 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 			"documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content",
 			"status":            "404",
 		})
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		// The raw media type: the file's bytes, at any size up to 100 MB.
+		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		_, _ = io.WriteString(w, content)
 		return
 	}
 	m := template("content-file-response-if-content-is-a-file.json")

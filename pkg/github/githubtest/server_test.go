@@ -338,3 +338,35 @@ func TestHoldUntilThatCannotOpenPanics(t *testing.T) {
 	}()
 	s.Inject(githubtest.Fault{Method: "POST", HoldUntil: 3, Times: 2})
 }
+
+// TestContentsOverOneMB: like GitHub, the contents API gives no content
+// for a file over 1 MB (encoding "none"); the raw media type and the blobs
+// API give the bytes.
+func TestContentsOverOneMB(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	big := strings.Repeat("x", 1<<20+1)
+	srv.SetContent("head", "big.txt", big)
+	get := func(path, accept string) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := srv.HTTPClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, b := get("/repos/o/r/contents/big.txt?ref=head", "application/vnd.github+json")
+	var m struct{ Content, Encoding, SHA string }
+	if err := json.Unmarshal(b, &m); err != nil || code != 200 || m.Content != "" || m.Encoding != "none" {
+		t.Fatalf("contents JSON: %d %q %q (%v); want 200 with empty content and encoding none", code, m.Content[:min(len(m.Content), 20)], m.Encoding, err)
+	}
+	if code, b := get("/repos/o/r/contents/big.txt?ref=head", "application/vnd.github.raw+json"); code != 200 || string(b) != big {
+		t.Errorf("raw media type: %d, %d bytes; want 200 and the file", code, len(b))
+	}
+	if code, b := get("/repos/o/r/git/blobs/"+m.SHA, "application/vnd.github.v3.raw"); code != 200 || string(b) != big {
+		t.Errorf("blob raw: %d, %d bytes; want 200 and the file", code, len(b))
+	}
+}
