@@ -109,7 +109,7 @@ func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Resul
 			verdicts[i] = v
 			return
 		}
-		verdicts[i] = r.validateOne(ctx, o, res, &usageMu, f, partFor(pc, parts, f, o.Fence), content, calls)
+		verdicts[i] = r.validateOne(ctx, o, res, &usageMu, f, partFor(o, pc, parts, f), content, calls)
 	})
 }
 
@@ -188,10 +188,12 @@ func outsideFile(f finding.Finding, content string, found bool) *verdict {
 
 // partFor is the prompt context of the part of the diff that holds f's
 // file (for a file split into groups of hunks, the group holding f's line,
-// else its first): the diff f's persona saw.
-func partFor(pc prompt.Context, parts []prompt.Part, f finding.Finding, fence string) prompt.Context {
+// else its first): the diff f's persona saw, so the validator can judge
+// "handled elsewhere". A part larger than a quarter of max-input-tokens is
+// cut to f's own file: every validation would otherwise resend it.
+func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Finding) prompt.Context {
 	c := pc
-	c.Fence = fence
+	c.Fence = o.Fence
 	found := false
 	for _, p := range parts {
 		for _, df := range p.Files {
@@ -201,13 +203,40 @@ func partFor(pc prompt.Context, parts []prompt.Part, f finding.Finding, fence st
 			if !found || holdsLine(df, f.Line) {
 				c.Files, c.Levels = p.Files, p.Levels
 			}
-			if holdsLine(df, f.Line) {
-				return c
-			}
 			found = true
+			if holdsLine(df, f.Line) {
+				break
+			}
+		}
+		if found && fileHoldsLine(c.Files, f) {
+			break
 		}
 	}
-	return c
+	if prompt.EstimateTokens(diff.RenderNumbered(c.Files)) <= o.MaxInputTokens/4 {
+		return c
+	}
+	own := c
+	own.Files, own.Levels = nil, nil
+	for i, df := range c.Files {
+		if df.Path() == f.File {
+			own.Files = append(own.Files, df)
+			if i < len(c.Levels) {
+				own.Levels = append(own.Levels, c.Levels[i])
+			}
+		}
+	}
+	return own
+}
+
+// fileHoldsLine reports whether files hold f's file with a hunk at f's
+// line.
+func fileHoldsLine(files []*diff.File, f finding.Finding) bool {
+	for _, df := range files {
+		if df.Path() == f.File && holdsLine(df, f.Line) {
+			return true
+		}
+	}
+	return false
 }
 
 func holdsLine(df *diff.File, line int) bool {

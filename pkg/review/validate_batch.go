@@ -64,13 +64,13 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 		if len(fs) == 0 {
 			return
 		}
-		part := partFor(pc, parts, fs[0], o.Fence)
+		part := partFor(o, pc, parts, fs[0])
 		req, err := prompt.ValidatorRequest(fs, part, content, o.ValidatorModel, o.MaxInputTokens, true)
 		if err != nil {
 			// Too many findings for one request: one call each.
 			o.logf("validate: the %d findings of %s do not fit one request; validating them one by one", len(fs), file)
 			for k, i := range idx {
-				verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(pc, parts, fs[k], o.Fence), content, calls)
+				verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(o, pc, parts, fs[k]), content, calls)
 			}
 			return
 		}
