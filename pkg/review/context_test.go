@@ -280,3 +280,47 @@ func TestWarmCache(t *testing.T) {
 		})
 	}
 }
+
+// TestValidatorPartCut: a validator request resends the diff of its
+// finding's part only while that part is at most a quarter of
+// max-input-tokens; a larger part is cut to the finding's own file.
+func TestValidatorPartCut(t *testing.T) {
+	t.Parallel()
+	files := []string{"pkg/a/one.go", "pkg/a/two.go"}
+	for _, tc := range []struct {
+		name      string
+		lines     int
+		wantOther bool
+	}{
+		{name: "small part: the whole part", lines: 40, wantOther: true},
+		{name: "large part: the finding's file", lines: 150, wantOther: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.helpersPR(t, tc.lines, files...)
+			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+				f("Overflow in helper9", finding.P1, files[0], 9, 100, func(x *finding.Finding) {
+					x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+				}),
+			}, nil, nil)))
+			o := options()
+			// Both files fit one persona call either way.
+			o.Personas, o.MaxInputTokens = []string{"correctness"}, diffBudget(t, 4500, true, "correctness")
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if n := len(e.model.RequestsFor("correctness")); n != 1 {
+				t.Fatalf("persona calls: %d; want 1 (one part)", n)
+			}
+			v := e.model.RequestsFor(llm.Validator)
+			if len(v) != 1 || res.Coverage.Validated != 1 {
+				t.Fatalf("validator calls %d, validated %d; want 1, 1", len(v), res.Coverage.Validated)
+			}
+			if got := strings.Contains(v[0].Messages[1].Content, "diff --git a/"+files[1]+" "); got != tc.wantOther {
+				t.Errorf("validator diff holds the other file: %t; want %t", got, tc.wantOther)
+			}
+		})
+	}
+}
