@@ -111,10 +111,9 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 // ValidatorRequest builds the request for fs (one finding, or with batch
 // every finding of one file) that fits budget tokens, messages and answer
 // schema together. c is the part of the diff the finding's persona
-// reviewed (its files, levels and heads). Tried in order: c as given; the
-// head file's enclosing blocks instead of the whole file; only the
-// finding's file from c; that file without context. ErrTooLarge when none
-// fits; budget <= 0 means no limit.
+// reviewed. Tried in order: c as given; the head file's enclosing blocks
+// instead of the whole file; that and only the finding's file's diff.
+// ErrTooLarge when none fits; budget <= 0 means no limit.
 func ValidatorRequest(fs []finding.Finding, c Context, headContent, model string, budget int, batch bool) (llm.Request, error) {
 	build := func(c Context) llm.Request {
 		if batch {
@@ -137,12 +136,7 @@ func ValidatorRequest(fs []finding.Finding, c Context, headContent, model string
 			own.Levels = append(own.Levels, levelOf(c, i))
 		}
 	}
-	bare := own
-	bare.Levels = make([]Level, len(own.Files))
-	for i := range bare.Levels {
-		bare.Levels[i] = LevelNone
-	}
-	for _, v := range []Context{c, blocks, own, bare} {
+	for _, v := range []Context{c, blocks, own} {
 		if r := build(v); fits(r) {
 			return r, nil
 		}
