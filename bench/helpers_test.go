@@ -10,6 +10,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // TestBenchHelpers runs every benchmark helper once, small and with a 1 ms
@@ -81,6 +82,28 @@ func TestBenchHelpers(t *testing.T) {
 		}
 		if len(res.Findings) == 0 || !strings.Contains(body, "anchor-review:report") {
 			t.Errorf("got %d findings and a comment without the marker", len(res.Findings))
+		}
+	})
+
+	t.Run("review cost", func(t *testing.T) {
+		t.Parallel()
+		p := loadRealPR(t)
+		if n := strings.Count(p.diff, "\n+") - strings.Count(p.diff, "\n+++"); n != 9*2*14 {
+			t.Errorf("real PR adds %d lines; want 252", n)
+		}
+		for _, cfg := range costConfigs() {
+			c := runCost(t, p, cfg, time.Millisecond) // fails unless 4 findings were validated
+			if c.personaCalls != 5 || c.billed() <= 0 || c.billed() > float64(c.prompt) {
+				t.Errorf("%s: %d persona calls, billed %.0f of %d; want 5 and 0 < billed <= prompt", cfg.name, c.personaCalls, c.billed(), c.prompt)
+			}
+			if want := map[bool]int{true: 3, false: 4}[cfg.batching == review.ValidatePerFile]; c.validatorCall != want {
+				t.Errorf("%s: %d validator calls; want %d", cfg.name, c.validatorCall, want)
+			}
+			// At 1 ms calls rarely overlap, so only the warm-up's effect is
+			// certain here.
+			if cfg.warmCache && c.cached == 0 {
+				t.Errorf("%s: no cached tokens; want the warm-up to fill the cache", cfg.name)
+			}
 		}
 	})
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -212,9 +213,15 @@ func largeRun(tb testing.TB, text []byte, team []persona.Persona, model llm.Comp
 	rv := review.Reviewer{Model: model, Personas: team}
 	// Head files long enough for every finding's line: the validator
 	// stage drops a finding past the end of its file without a call.
+	// No repository configuration, standards files or .gitattributes:
+	// the head reader also serves those for a local diff.
 	head := func(_ context.Context, p string) (string, bool, error) {
+		switch path.Base(p) {
+		case "AGENTS.md", "CLAUDE.md", ".gitattributes":
+			return "", false, nil
+		}
 		if p == repoconfig.Path {
-			return "", false, nil // no repository configuration
+			return "", false, nil
 		}
 		return headFile, true, nil
 	}
@@ -314,13 +321,19 @@ func BenchmarkLargePR(b *testing.B) {
 }
 
 // chunksNeeded is how many persona calls per persona the whole diff would
-// need at the default input budget, before max-llm-calls cuts it down.
+// need at the default max-input-tokens (the fixed parts of every persona's
+// request taken off), before max-llm-calls cuts it down.
 func chunksNeeded(tb testing.TB, d *diff.Diff) int {
 	tb.Helper()
 	sc, err := scope.Apply(d, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	chunks, _ := prompt.Chunk(sc.Files, review.DefaultInputBudget)
-	return len(chunks)
+	all, err := persona.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := prompt.Context{Files: sc.Files}
+	parts, _ := prompt.Fit(c, review.DefaultMaxInputTokens-prompt.FixedTokens(c, all, true))
+	return len(parts)
 }

@@ -10,8 +10,9 @@ const SchemaFile = "findings.schema.json"
 
 // Schema names, as used in llm.Request.Schema and in the response format.
 const (
-	FindingsSchemaName   = "findings"
-	ValidationSchemaName = "validation"
+	FindingsSchemaName    = "findings"
+	ValidationSchemaName  = "validation"
+	ValidationsSchemaName = "validations"
 )
 
 // FindingsSchema returns findings.schema.json as embedded: a JSON Schema
@@ -41,8 +42,9 @@ func ValidationSchema() []byte {
 // llm.Config.Schemas and llm.(*Replay).WithSchemas take.
 func Schemas() map[string][]byte {
 	return map[string][]byte{
-		FindingsSchemaName:   FindingsSchema(),
-		ValidationSchemaName: ValidationSchema(),
+		FindingsSchemaName:    FindingsSchema(),
+		ValidationSchemaName:  ValidationSchema(),
+		ValidationsSchemaName: ValidationsSchema(),
 	}
 }
 

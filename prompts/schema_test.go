@@ -47,3 +47,41 @@ func TestSchemas(t *testing.T) {
 		t.Errorf("definitionAsRoot(nope): got nil error; want one")
 	}
 }
+
+func TestValidationsSchema(t *testing.T) {
+	t.Parallel()
+	var s struct {
+		Required   []string `json:"required"`
+		Properties struct {
+			Verdicts struct {
+				Type  string `json:"type"`
+				Items struct {
+					Required             []string       `json:"required"`
+					AdditionalProperties *bool          `json:"additionalProperties"`
+					Properties           map[string]any `json:"properties"`
+				} `json:"items"`
+			} `json:"verdicts"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(Schemas()[ValidationsSchemaName], &s); err != nil {
+		t.Fatal(err)
+	}
+	items := s.Properties.Verdicts.Items
+	if !slices.Equal(s.Required, []string{"verdicts"}) || s.Properties.Verdicts.Type != "array" {
+		t.Errorf("root: required %v, verdicts type %q; want [verdicts] array", s.Required, s.Properties.Verdicts.Type)
+	}
+	if !slices.Equal(items.Required, []string{"finding", "validated", "reason"}) {
+		t.Errorf("verdict required = %v; want finding, validated, reason", items.Required)
+	}
+	for _, p := range []string{"finding", "validated", "reason", "severity"} {
+		if _, ok := items.Properties[p]; !ok {
+			t.Errorf("verdict lacks property %q", p)
+		}
+	}
+	if items.AdditionalProperties == nil || *items.AdditionalProperties {
+		t.Errorf("verdict additionalProperties = %v; want false", items.AdditionalProperties)
+	}
+	if _, err := validationsSchema([]byte(`{"definitions":{}}`)); err == nil {
+		t.Errorf("validationsSchema without the definition: got nil error; want one")
+	}
+}

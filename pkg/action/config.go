@@ -49,9 +49,13 @@ const (
 	DefaultMaxValidations = 15
 	DefaultMaxConcurrency = 8
 	DefaultMaxLLMCalls    = 60
-	DefaultBotLogin       = "github-actions[bot]"
-	DefaultAPIURL         = "https://api.github.com/"
-	DefaultServerURL      = "https://github.com"
+	// DefaultMaxInputTokens bounds one whole model request (review.
+	// DefaultMaxInputTokens).
+	DefaultMaxInputTokens    = 64000
+	DefaultValidatorBatching = review.ValidatePerFinding
+	DefaultBotLogin          = "github-actions[bot]"
+	DefaultAPIURL            = "https://api.github.com/"
+	DefaultServerURL         = "https://github.com"
 )
 
 // Modes of the mode input.
@@ -82,6 +86,10 @@ const (
 	MaxMaxConcurrency = 64
 	MinMaxLLMCalls    = 1
 	MaxMaxLLMCalls    = 1000
+	// A request below 4,000 tokens cannot hold the fixed parts of a
+	// prompt; above 2,000,000 no model accepts it.
+	MinMaxInputTokens = 4000
+	MaxMaxInputTokens = 2000000
 )
 
 // Names of the step outputs (SPEC section 3).
@@ -128,6 +136,9 @@ func Inputs() []Input {
 		{Name: "max-validations", Default: strconv.Itoa(DefaultMaxValidations)},
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
+		{Name: "max-input-tokens", Default: strconv.Itoa(DefaultMaxInputTokens)},
+		{Name: "validator-batching", Default: DefaultValidatorBatching},
+		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "on-new-commits", Default: DefaultOnNewCommits},
 		{Name: "quiet", Default: "false"},
@@ -152,7 +163,14 @@ type Config struct {
 	MaxValidations int
 	MaxConcurrency int
 	MaxLLMCalls    int
-	BotLogin       string
+	// MaxInputTokens bounds one whole model request.
+	MaxInputTokens int
+	// ValidatorBatching is review.ValidatePerFinding or ValidatePerFile.
+	ValidatorBatching string
+	// CacheWarmup sends one persona call first so the rest find the shared
+	// prefix in the provider's prompt cache.
+	CacheWarmup bool
+	BotLogin    string
 	// OnNewCommits is what a push after a report does: OnNewCommitsReview
 	// (review the new commits) or OnNewCommitsSkip.
 	OnNewCommits string
@@ -298,6 +316,12 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
 	c.MaxConcurrency = p.number("max-concurrency", in["max-concurrency"], MinMaxConcurrency, MaxMaxConcurrency)
 	c.MaxLLMCalls = p.number("max-llm-calls", in["max-llm-calls"], MinMaxLLMCalls, MaxMaxLLMCalls)
+	c.MaxInputTokens = p.number("max-input-tokens", in["max-input-tokens"], MinMaxInputTokens, MaxMaxInputTokens)
+	c.ValidatorBatching = strings.ToLower(in["validator-batching"])
+	if c.ValidatorBatching != review.ValidatePerFinding && c.ValidatorBatching != review.ValidatePerFile {
+		p.add("validator-batching", fmt.Sprintf("%q is not one of per-finding, per-file", in["validator-batching"]))
+	}
+	c.CacheWarmup = p.boolean("cache-warmup", in["cache-warmup"])
 
 	c.BotLogin = in["bot-login"]
 

@@ -45,6 +45,10 @@ func FileKeys() []FileKey {
 		{Key: "quiet", Input: "quiet"},
 		{Key: "incomplete", Input: "incomplete"},
 		{Key: "on_new_commits", Input: "on-new-commits"},
+		{Key: "inline", Input: "inline"},
+		{Key: "max_input_tokens", Input: "max-input-tokens"},
+		{Key: "validator_batching", Input: "validator-batching"},
+		{Key: "cache_warmup", Input: "cache-warmup"},
 	}
 }
 
@@ -144,6 +148,7 @@ func (c Config) ReviewOptions() review.Options {
 		Exclude: c.Exclude, Personas: c.Personas,
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
+		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
 		BotLogin: c.BotLogin, Incomplete: c.Incomplete, OnNewCommits: c.OnNewCommits,
 	}
 }
@@ -168,5 +173,6 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 	o.Model, o.StrongModel, o.ValidatorModel = ro.Model, ro.StrongModel, ro.ValidatorModel
 	o.MaxValidations, o.MaxConcurrency, o.MaxLLMCalls = ro.MaxValidations, ro.MaxConcurrency, ro.MaxLLMCalls
 	o.Incomplete, o.OnNewCommits = ro.Incomplete, ro.OnNewCommits
+	o.MaxInputTokens, o.ValidatorBatching, o.WarmCache = ro.MaxInputTokens, ro.ValidatorBatching, ro.WarmCache
 	return nil
 }

@@ -39,6 +39,9 @@ type reviewFlags struct {
 	local                                      *localChange // not a flag: the change readLocal read
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
+	maxInputTokens                             int
+	validatorBatching                          string
+	cacheWarmup                                bool
 }
 
 // runReview is `review`: a PR through the real API, or a local diff.
@@ -74,6 +77,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.maxValidations, "max-validations", action.DefaultMaxValidations, "validator budget")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
+	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
+	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
+	fl.BoolVar(&f.cacheWarmup, "cache-warmup", false, "send one persona call first so the rest reuse the provider's prompt cache")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), `Usage:
   anchor-review review --repo OWNER/NAME --pr N [--post] [--json] [flags]
@@ -162,6 +168,12 @@ func (f *reviewFlags) check(rest []string) error {
 	if f.maxConcurrency < 1 || f.maxCalls < 1 || f.maxValidations < 0 {
 		problems = append(problems, "--max-concurrency and --max-llm-calls must be at least 1, --max-validations at least 0")
 	}
+	if f.maxInputTokens < action.MinMaxInputTokens || f.maxInputTokens > action.MaxMaxInputTokens {
+		problems = append(problems, fmt.Sprintf("--max-input-tokens must be within %d..%d", action.MinMaxInputTokens, action.MaxMaxInputTokens))
+	}
+	if f.validatorBatching != review.ValidatePerFinding && f.validatorBatching != review.ValidatePerFile {
+		problems = append(problems, fmt.Sprintf("--validator-batching %q is not one of per-finding, per-file", f.validatorBatching))
+	}
 	// Checked here, before any request, so a typo costs no API call.
 	for _, p := range f.personas {
 		if !slices.Contains(persona.Names(), p) {
@@ -191,6 +203,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		Exclude: f.exclude, Personas: f.personas,
 		Model: f.model, StrongModel: f.strongModel, ValidatorModel: f.validatorModel,
 		MaxValidations: f.maxValidations, MaxConcurrency: f.maxConcurrency, MaxLLMCalls: f.maxCalls,
+		MaxInputTokens: f.maxInputTokens, ValidatorBatching: f.validatorBatching, WarmCache: f.cacheWarmup,
 		BotLogin: f.botLogin, Logf: logf,
 		Rerun: f.full, OnNewCommits: f.onNewCommits,
 	}

@@ -476,6 +476,8 @@ func TestReviewUsage(t *testing.T) {
 		{name: "pr not a number", args: []string{"--repo", "o/r", "--pr", "seven"}, want: "-pr"},
 		{name: "fail-on P9", args: append([]string{"--fail-on", "P9"}, pr...), want: `--fail-on "P9"`},
 		{name: "max-concurrency 0", args: append([]string{"--max-concurrency", "0"}, pr...), want: "--max-concurrency"},
+		{name: "max-input-tokens too small", args: append([]string{"--max-input-tokens", "1000"}, pr...), want: "--max-input-tokens"},
+		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching "batched"`},
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
@@ -526,7 +528,7 @@ func TestReviewHelp(t *testing.T) {
 			"repo", "pr", "post", "diff", "base", "dir", "title", "body", "json", "validate", "quiet",
 			"github-token", "github-api-url", "server-url", "api-key", "base-url", "model", "strong-model",
 			"validator-model", "fail-on", "bot-login", "exclude", "personas", "max-validations",
-			"max-concurrency", "max-llm-calls",
+			"max-concurrency", "max-llm-calls", "max-input-tokens", "validator-batching", "cache-warmup",
 		} {
 			if !strings.Contains(help, "-"+name+" ") && !strings.Contains(help, "-"+name+"\n") {
 				t.Errorf("review %s does not document -%s", arg, name)

@@ -24,12 +24,43 @@ func Render(files []*File) string {
 	}
 	b.Grow(size)
 	for _, f := range files {
-		renderFile(&b, f)
+		renderFile(&b, f, false)
 	}
 	return b.String()
 }
 
-func renderFile(b *strings.Builder, f *File) {
+// RenderNumbered is Render with the new-side line number in front of every
+// hunk line, so a reader (a model) reads line numbers instead of counting
+// them from the hunk header:
+//
+//	@@ -12,3 +12,3 @@ func f() {
+//	12  	a := 1
+//	   -	b := 2
+//	13 +	b := 3
+//
+// The column is as wide as the file's largest new-side number; deleted
+// lines (and "\ No newline at end of file") have a blank one. Headers are
+// Render's. The result is for prompts: Parse does not read it back.
+func RenderNumbered(files []*File) string {
+	var b strings.Builder
+	size := 0
+	for _, f := range files {
+		size += 128
+		for i := range f.Hunks {
+			size += 32
+			for j := range f.Hunks[i].Lines {
+				size += len(f.Hunks[i].Lines[j].Text) + 10
+			}
+		}
+	}
+	b.Grow(size)
+	for _, f := range files {
+		renderFile(&b, f, true)
+	}
+	return b.String()
+}
+
+func renderFile(b *strings.Builder, f *File, numbered bool) {
 	old, nw := f.OldPath, f.NewPath
 	if old == "" {
 		old = nw
@@ -95,12 +126,18 @@ func renderFile(b *strings.Builder, f *File) {
 	}
 	line(b, "--- ", dashSuffix(oldName))
 	line(b, "+++ ", dashSuffix(newName))
+	width := 0
+	if numbered {
+		last := f.Hunks[len(f.Hunks)-1]
+		width = len(strconv.Itoa(max(last.NewStart+last.NewLines, 1)))
+	}
 	for i := range f.Hunks {
-		renderHunk(b, &f.Hunks[i])
+		renderHunk(b, &f.Hunks[i], width)
 	}
 }
 
-func renderHunk(b *strings.Builder, h *Hunk) {
+// renderHunk writes one hunk; width > 0 adds the new-side number column.
+func renderHunk(b *strings.Builder, h *Hunk, width int) {
 	b.WriteString("@@ -")
 	writeRange(b, h.OldStart, h.OldLines)
 	b.WriteString(" +")
@@ -112,13 +149,34 @@ func renderHunk(b *strings.Builder, h *Hunk) {
 	}
 	b.WriteByte('\n')
 	for _, l := range h.Lines {
+		if width > 0 {
+			writeNumber(b, l.NewNo, width)
+		}
 		b.WriteByte(byte(l.Kind))
 		b.WriteString(l.Text)
 		b.WriteByte('\n')
 		if l.NoNewline {
+			if width > 0 {
+				writeNumber(b, 0, width)
+			}
 			b.WriteString("\\ No newline at end of file\n")
 		}
 	}
+}
+
+// writeNumber writes n right-aligned in width columns and a space; n == 0
+// (a deleted line) writes blanks.
+func writeNumber(b *strings.Builder, n, width int) {
+	var buf [24]byte
+	num := buf[:0]
+	if n > 0 {
+		num = strconv.AppendInt(num, int64(n), 10)
+	}
+	for i := len(num); i < width; i++ {
+		b.WriteByte(' ')
+	}
+	b.Write(num)
+	b.WriteByte(' ')
 }
 
 // writeRange writes "start,count", leaving out a count of 1 as git does.

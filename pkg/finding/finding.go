@@ -148,4 +148,7 @@ type Answer struct {
 type Validation struct {
 	Validated bool   `json:"validated"`
 	Reason    string `json:"reason"`
+	// Severity, when set, is the severity the validator says the finding
+	// deserves; the pipeline keeps the lower of it and the finding's own.
+	Severity Severity `json:"severity,omitempty"`
 }

@@ -1,20 +1,42 @@
 package prompt
 
 import (
+	"strings"
+
 	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/scope"
+	"github.com/anchor-review/anchor-review/prompts"
 )
 
-// TooLarge is the reason Chunk gives for a file it cannot fit in one call.
+// TooLarge is the reason Chunk and Fit give for a file they cannot fit in
+// one call.
 const TooLarge = "too large for one model call"
 
-// Chunk splits files into chunks whose rendered diff fits budget tokens
-// (EstimateTokens of diff.Render), for one model call each. It packs whole
-// files greedily in order, starting a new chunk when the next file does not
-// fit. A file over the budget on its own is split into sub-files of whole
-// hunks (same paths and status, packed greedily) when every hunk fits;
-// otherwise it is returned in left with reason TooLarge. budget <= 0 means
-// no limit: one chunk with every file. No files, no chunks.
+// Part is one model call's share of the diff: its files (whole, or groups
+// of whole hunks of one file) and how much context each gets (parallel).
+type Part struct {
+	Files  []*diff.File
+	Levels []Level
+}
+
+// Fit splits c.Files into parts whose diff and context sections fit budget
+// tokens (what max-input-tokens leaves after the fixed parts, see
+// FixedTokens), for one persona call each. Files are packed greedily in
+// order. Each file gets the most context that still lets it fit a call on
+// its own (LevelWhole, else LevelBlocks, else none); a file that does not
+// fit even without context is split into groups of whole hunks (each with
+// its blocks when they fit); a file with a hunk that does not fit alone is
+// returned in left with reason TooLarge. budget <= 0 leaves every file in
+// left: not even one file fits.
+func Fit(c Context, budget int) (parts []Part, left []scope.Excluded) {
+	cost := func(f *diff.File, l Level) int { return pieceTokens(c, f, l) }
+	return pack(c.Files, budget, cost, []Level{LevelWhole, LevelBlocks, LevelNone})
+}
+
+// Chunk splits files into chunks whose plain rendered diff (diff.Render)
+// fits budget tokens, with no context: Fit for callers that only have a
+// diff. budget <= 0 means no limit: one chunk with every file.
 func Chunk(files []*diff.File, budget int) (chunks [][]*diff.File, left []scope.Excluded) {
 	if len(files) == 0 {
 		return nil, nil
@@ -22,43 +44,77 @@ func Chunk(files []*diff.File, budget int) (chunks [][]*diff.File, left []scope.
 	if budget <= 0 {
 		return [][]*diff.File{files}, nil
 	}
-	var cur []*diff.File
-	used := 0
-	add := func(f *diff.File, cost int) {
-		if len(cur) > 0 && used+cost > budget {
-			chunks = append(chunks, cur)
-			cur, used = nil, 0
-		}
-		cur = append(cur, f)
-		used += cost
-	}
-	for _, f := range files {
-		if c := fileCost(f); c <= budget {
-			add(f, c)
-			continue
-		}
-		parts, ok := splitHunks(f, budget)
-		if !ok {
-			left = append(left, scope.Excluded{Path: f.Path(), Reason: TooLarge})
-			continue
-		}
-		for _, p := range parts {
-			add(p, fileCost(p))
-		}
-	}
-	if len(cur) > 0 {
-		chunks = append(chunks, cur)
+	cost := func(f *diff.File, _ Level) int { return EstimateTokens(diff.Render([]*diff.File{f})) }
+	parts, left := pack(files, budget, cost, []Level{LevelNone})
+	for _, p := range parts {
+		chunks = append(chunks, p.Files)
 	}
 	return chunks, left
 }
 
-func fileCost(f *diff.File) int { return EstimateTokens(diff.Render([]*diff.File{f})) }
+// pack is the greedy packer behind Fit and Chunk; levels are tried in
+// order for each file.
+func pack(files []*diff.File, budget int, cost func(*diff.File, Level) int, levels []Level) (parts []Part, left []scope.Excluded) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	if budget <= 0 {
+		for _, f := range files {
+			left = append(left, scope.Excluded{Path: f.Path(), Reason: TooLarge})
+		}
+		return nil, left
+	}
+	var cur Part
+	used := 0
+	add := func(f *diff.File, l Level, c int) {
+		if len(cur.Files) > 0 && used+c > budget {
+			parts = append(parts, cur)
+			cur, used = Part{}, 0
+		}
+		cur.Files = append(cur.Files, f)
+		cur.Levels = append(cur.Levels, l)
+		used += c
+	}
+	for _, f := range files {
+		placed := false
+		for _, l := range levels {
+			if c := cost(f, l); c <= budget {
+				add(f, l, c)
+				placed = true
+				break
+			}
+		}
+		if placed {
+			continue
+		}
+		subs, ok := splitHunks(f, budget, cost, levels[len(levels)-1])
+		if !ok {
+			left = append(left, scope.Excluded{Path: f.Path(), Reason: TooLarge})
+			continue
+		}
+		for _, s := range subs {
+			l, c := levels[len(levels)-1], cost(s, levels[len(levels)-1])
+			// A group of hunks takes its blocks when they still fit.
+			if len(levels) > 1 {
+				if cb := cost(s, LevelBlocks); cb <= budget {
+					l, c = LevelBlocks, cb
+				}
+			}
+			add(s, l, c)
+		}
+	}
+	if len(cur.Files) > 0 {
+		parts = append(parts, cur)
+	}
+	return parts, left
+}
 
-// splitHunks packs f's hunks greedily into sub-files that each fit budget;
-// ok is false when a single hunk does not fit. A group's size is taken as
-// the sum of its hunks rendered alone, which counts the file header once per
-// hunk: a slight over-estimate that keeps the split linear in the hunks.
-func splitHunks(f *diff.File, budget int) (parts []*diff.File, ok bool) {
+// splitHunks packs f's hunks greedily into sub-files that each fit budget
+// at level l; ok is false when a single hunk does not fit. A group's size
+// is taken as the sum of its hunks costed alone, which counts the file
+// header once per hunk: a slight over-estimate that keeps the split linear
+// in the hunks.
+func splitHunks(f *diff.File, budget int, cost func(*diff.File, Level) int, l Level) (parts []*diff.File, ok bool) {
 	if len(f.Hunks) == 0 {
 		return nil, false
 	}
@@ -71,17 +127,57 @@ func splitHunks(f *diff.File, budget int) (parts []*diff.File, ok bool) {
 	}
 	start, size := 0, 0
 	for i := range f.Hunks {
-		n := len(diff.Render([]*diff.File{sub(f.Hunks[i : i+1])}))
-		if tokensOf(n) > budget {
+		n := cost(sub(f.Hunks[i:i+1]), l)
+		if n > budget {
 			return nil, false
 		}
-		if i > start && tokensOf(size+n) > budget {
+		if i > start && size+n > budget {
 			parts = append(parts, sub(f.Hunks[start:i]))
 			start, size = i, 0
 		}
 		size += n
 	}
 	return append(parts, sub(f.Hunks[start:])), true
+}
+
+// pieceTokens is what file f adds to a persona request at context level l:
+// its numbered diff, its context and its line in the test-file list.
+func pieceTokens(c Context, f *diff.File, l Level) int {
+	var b strings.Builder
+	b.WriteString(diff.RenderNumbered([]*diff.File{f}))
+	writeFileContext(&b, c, f, l, c.Fence)
+	if c.Tests != nil {
+		b.WriteString(testsLine(c.Tests, f.Path()))
+		b.WriteByte('\n')
+	}
+	return EstimateTokens(b.String())
+}
+
+// FixedTokens estimates the tokens of a persona request of c that do not
+// depend on its files: the system message, the PR's intent, standards and
+// earlier comments, the section texts, the longest persona turn of team
+// (with validator, the validator's last message when longer: a validator
+// request starts with a persona request's prefix, and fits with it when
+// this room is kept), and the findings schema sent as the response format.
+func FixedTokens(c Context, team []persona.Persona, validator bool) int {
+	c.Files, c.Levels = nil, nil
+	longest := 0
+	if validator {
+		longest = validatorReserve()
+	}
+	for _, p := range team {
+		longest = max(longest, len(personaTurn(p, fenceOf(c, ""))))
+	}
+	return EstimateTokens(reviewerSystem()) + EstimateTokens(pullRequestData(c, fenceOf(c, ""))) +
+		tokensOf(longest) + EstimateTokens(string(prompts.FindingsSchema()))
+}
+
+// validatorReserve is the size in bytes a validator request needs beyond a
+// persona request's system message and PR message: its instructions (in
+// its system message) and answer turn, a few headers, the base region (up
+// to 2·baseWindow+1 lines) and the finding, at up to 100 bytes a line.
+func validatorReserve() int {
+	return len(validatorIntro()) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100 // the intro: its system message is longer
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

@@ -33,3 +33,23 @@ func ExampleForPersona() {
 	// Reviewer: correctness
 	// true
 }
+
+func ExampleExcerpt() {
+	head := "package calc\n\n" + strings.Repeat("var pad = 0\n", 200) + // lines 3-202: a long file
+		"\n// Ratio divides a by b.\nfunc Ratio(a, b int) int {\n\tif b == 0 {\n\t\treturn 0\n\t}\n\treturn a / (b - 1)\n}\n"
+	f := &diff.File{OldPath: "calc.go", NewPath: "calc.go", Status: diff.Modified, Hunks: []diff.Hunk{{
+		OldStart: 209, OldLines: 1, NewStart: 209, NewLines: 1,
+		Lines: []diff.Line{{Kind: diff.Delete, OldNo: 209, Text: "\treturn a / b"}, {Kind: diff.Add, NewNo: 209, Text: "\treturn a / (b - 1)"}},
+	}}}
+	// The enclosing function, numbered, without the line the diff shows.
+	fmt.Print(prompt.Excerpt(f, head, prompt.LevelWhole))
+	// Output:
+	//      ...
+	// 204  // Ratio divides a by b.
+	// 205  func Ratio(a, b int) int {
+	// 206  	if b == 0 {
+	// 207  		return 0
+	// 208  	}
+	//      ...
+	// 210  }
+}

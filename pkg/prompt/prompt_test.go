@@ -63,8 +63,28 @@ func parse(t testing.TB, text string) []*diff.File {
 	return d.Files
 }
 
+// usersHead is the head version of api/users.go that usersDiff produces.
+const usersHead = "package api\n\nimport (\n\t\"database/sql\"\n\t\"net/http\"\n)\n\n// Server serves users.\n" +
+	"type Server struct {\n\tstore *Store\n\ttenant string\n\tdb *sql.DB\n}\n\n" +
+	"func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) {\n" +
+	"\tid := r.URL.Query().Get(\"id\")\n" +
+	"\tquery := \"SELECT id, name, email FROM users WHERE id = \" + id\n" +
+	"\trow := s.db.QueryRowContext(r.Context(), query)\n" +
+	"\tvar u User\n" +
+	"\tif err := row.Scan(&u.ID, &u.Name, &u.Email); err != nil {\n" +
+	"\t\thttp.Error(w, \"not found\", http.StatusNotFound)\n" +
+	"\t\treturn\n" +
+	"\t}\n" +
+	"\twriteJSON(w, u)\n" +
+	"}\n"
+
 func testContext(t testing.TB) Context {
 	return Context{
+		Heads: map[string]Head{
+			"api/users.go":      {Content: usersHead, Found: true},
+			"api/users_test.go": {Content: "package api\n\nimport \"testing\"\n\nfunc TestHandleUser(t *testing.T) {}\n", Found: true},
+		},
+		Tests: map[string][]string{"api/users.go": {"api/users_test.go"}},
 		Repo:  "acme/shop",
 		PR:    42,
 		Title: "Look users up by id directly",
@@ -154,11 +174,11 @@ func TestForValidatorGolden(t *testing.T) {
 		Evidence:  []string{`api/users.go:17: query := "SELECT id, name, email FROM users WHERE id = " + id`},
 		Reviewers: []string{"adversarial", "security"}, Number: 1, Promoted: true,
 	}
-	head := "package api\n\nfunc (s *Server) handleUser(w http.ResponseWriter, r *http.Request) {\n\tid := r.URL.Query().Get(\"id\")\n}\n"
+	head := usersHead
 	r := ForValidator(f, c, head, "gpt-validator")
 	golden(t, "validator.golden", dump(r))
 
-	if strings.Contains(r.Messages[1].Content, "adversarial") || strings.Contains(r.Messages[1].Content, "promoted") {
+	if strings.Contains(r.Messages[3].Content, `"adversarial"`) || strings.Contains(r.Messages[3].Content, `"promoted"`) || strings.Contains(r.Messages[3].Content, `"confidence"`) {
 		t.Errorf("validator sees who reported the finding; want the claim alone")
 	}
 	// The caller chooses the diff the validator sees (the whole diff when

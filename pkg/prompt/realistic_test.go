@@ -181,6 +181,20 @@ func realisticContext(t *testing.T, rc realisticCase) (Context, persona.Signals)
 		Standards: rc.standards, PreviousComments: rc.comments,
 		Files: sc.Files, Fence: testFence,
 	}
+	// Head context: the case's head for the finding's file, the new side
+	// of every file the diff shows whole; the diff's paths stand in for the
+	// head tree.
+	c.Heads = map[string]Head{}
+	var paths []string
+	for _, f := range sc.Files {
+		paths = append(paths, f.Path())
+		if f.Path() == rc.finding.File && rc.head != "" {
+			c.Heads[f.Path()] = Head{Content: rc.head, Found: true}
+		} else if whole, ok := wholeNewSide(f); ok {
+			c.Heads[f.Path()] = Head{Content: whole, Found: true}
+		}
+	}
+	c.Tests = TestFiles(paths, paths)
 	var std []string
 	for _, s := range rc.standards {
 		std = append(std, s.Path)
@@ -220,6 +234,20 @@ func realisticGolden(t *testing.T, name, got string) {
 		}
 	}
 	golden(t, filepath.Join("realistic", name+".golden"), got)
+}
+
+// wholeNewSide is newSide for files whose diff shows all of the new
+// version; ok is false otherwise.
+func wholeNewSide(f *diff.File) (string, bool) {
+	var b strings.Builder
+	for n := 1; n <= f.LastNewLine(); n++ {
+		l, ok := f.NewLine(n)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(l.Text + "\n")
+	}
+	return b.String(), f.LastNewLine() > 0
 }
 
 // newSide returns the new version of f when the diff shows all of it.
@@ -353,14 +381,43 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if got, want := r.Key, llm.Key(ValidationSchema, findingJSON(f), diff.Render(c.Files), head); got != want {
 			t.Errorf("%s: Key = %s; want %s", rc.name, got, want)
 		}
-		data := r.Messages[1].Content
-		for _, gone := range f.Reviewers {
-			if strings.Contains(data, `"`+gone+`"`) {
-				t.Errorf("%s: validator data names reporter %q; want the claim alone", rc.name, gone)
+		if len(r.Messages) != 5 {
+			t.Fatalf("%s: %d messages; want system, PR and diff, head file, finding, instructions", rc.name, len(r.Messages))
+		}
+		// The validator's system message starts with the persona requests'
+		// and its first two messages are the same for every finding.
+		pr := ForPersona(c, loadPersonas(t)[0], "m")
+		other := ForValidator(finding.Finding{Title: "Another finding", File: f.File, Line: 1}, c, head, "model-validator")
+		if !strings.HasPrefix(r.Messages[0].Content, pr.Messages[0].Content) || r.Messages[0] != other.Messages[0] || r.Messages[1] != other.Messages[1] {
+			t.Errorf("%s: validator's first two messages differ from the persona system message or between findings; want a shared prefix", rc.name)
+		}
+		last := r.Messages[3].Content // the data message that comes last
+		for _, m := range r.Messages[1:] {
+			for _, gone := range f.Reviewers {
+				if strings.Contains(m.Content, `"`+gone+`"`) {
+					t.Errorf("%s: validator data names reporter %q; want the claim alone", rc.name, gone)
+				}
+			}
+			if strings.Contains(m.Content, `"confidence"`) {
+				t.Errorf("%s: validator data carries the persona's confidence; want it left out", rc.name)
 			}
 		}
-		if want := fmt.Sprintf("%*d  %s\n", len(fmt.Sprint(len(lines))), f.Line, lines[f.Line-1]); !strings.Contains(data, want) {
-			t.Errorf("%s: validator data lacks the numbered head line %q", rc.name, want)
+		if !strings.Contains(last, f.Title) || strings.Contains(r.Messages[1].Content+r.Messages[2].Content+r.Messages[4].Content, f.Title) {
+			t.Errorf("%s: the finding must be in the last data message only (shared part first, no data in the final instructions)", rc.name)
+		}
+		if want := fmt.Sprintf("%*d  %s\n", len(fmt.Sprint(len(lines))), f.Line, lines[f.Line-1]); !strings.Contains(r.Messages[2].Content, want) {
+			t.Errorf("%s: validator head message lacks the numbered head line %q", rc.name, want)
+		}
+		if !strings.Contains(r.Messages[1].Content, rc.title) {
+			t.Errorf("%s: validator lacks the PR title", rc.name)
+		}
+		for _, s := range rc.standards {
+			if !strings.Contains(r.Messages[1].Content, s.Path) {
+				t.Errorf("%s: validator lacks the standards file %s", rc.name, s.Path)
+			}
+		}
+		if !strings.Contains(last, "# The base version of the cited region") {
+			t.Errorf("%s: validator lacks the base region", rc.name)
 		}
 	}
 }

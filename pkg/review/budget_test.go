@@ -50,7 +50,7 @@ func TestBudgetChunksAndCap(t *testing.T) {
 			}
 			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", fs, nil, nil)))
 			o := options()
-			o.Personas, o.Validate, o.MaxLLMCalls, o.InputBudget = team, tc.validate, tc.maxCalls, 600
+			o.Personas, o.Validate, o.MaxLLMCalls, o.MaxInputTokens = team, tc.validate, tc.maxCalls, diffBudget(t, 600, tc.validate, team...)
 			if !tc.validate {
 				o.Mode = review.ModeReportOnly
 			}

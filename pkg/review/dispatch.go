@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
@@ -16,47 +15,65 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// dispatch runs every (persona, chunk) call in parallel under the bound.
-// Each goroutine writes its own slot, so the output order is fixed.
-func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, chunks [][]*diff.File, pc prompt.Context, calls *callBudget) ([]synth.PersonaResult, []PersonaRun) {
+// dispatch runs every (persona, part) call in parallel under the bound.
+// Each goroutine writes its own slot, so the output order is fixed. With
+// o.WarmCache the first persona's call of each part goes first and the
+// rest follow once it has answered, so a provider's prompt cache holds the
+// shared prefix when they arrive (at the cost of one more latency).
+func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, parts []prompt.Part, pc prompt.Context, calls *callBudget) ([]synth.PersonaResult, []PersonaRun) {
 	type slot struct {
 		answer finding.Answer
 		resp   llm.Response
 		err    error
 	}
 	slots := make([][]slot, len(team))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.MaxConcurrency)
-	for i, p := range team {
-		slots[i] = make([]slot, len(chunks))
-		model := o.modelFor(p.Persona)
-		for j, files := range chunks {
-			c := pc
-			c.Files, c.Fence = files, o.Fence
-			c.PathInstructions = pathInstructions(o.repo.PathInstructions, files)
-			req := prompt.ForPersona(c, p.Persona, model)
-			req.AllowRepair = calls.take
-			g.Go(func() error {
-				s := &slots[i][j]
-				if !calls.take() {
-					s.err = calls.refused()
-					return nil
-				}
-				resp, err := r.Model.Complete(gctx, req)
-				if llm.Fatal(err) {
-					calls.halt(err)
-				} else if err != nil && calls.halted() != nil {
-					err = errHalted // cancelled by another call's fatal error
-				}
-				s.resp, s.err = resp, err
-				if err == nil {
-					s.err = decodeStrict(resp.JSON, &s.answer)
-				}
-				return nil // one persona's failure never stops the others
-			})
+	for i := range team {
+		slots[i] = make([]slot, len(parts))
+	}
+	call := func(ctx context.Context, i, j int) {
+		p := team[i]
+		c := pc
+		c.Files, c.Levels, c.Fence = parts[j].Files, parts[j].Levels, o.Fence
+		c.PathInstructions = pathInstructions(o.repo.PathInstructions, parts[j].Files)
+		req := prompt.ForPersona(c, p.Persona, o.modelFor(p.Persona))
+		req.AllowRepair = calls.take
+		s := &slots[i][j]
+		if !calls.take() {
+			s.err = calls.refused()
+			return
+		}
+		resp, err := r.Model.Complete(ctx, req)
+		if llm.Fatal(err) {
+			calls.halt(err)
+		} else if err != nil && calls.halted() != nil {
+			err = errHalted // cancelled by another call's fatal error
+		}
+		s.resp, s.err = resp, err
+		if err == nil {
+			s.err = decodeStrict(resp.JSON, &s.answer)
 		}
 	}
-	_ = g.Wait()
+	warm := o.WarmCache && len(team) > 1
+	run := func(first bool) {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(o.MaxConcurrency)
+		for i := range team {
+			for j := range parts {
+				if warm && (i == 0) != first {
+					continue
+				}
+				g.Go(func() error {
+					call(gctx, i, j)
+					return nil // one persona's failure never stops the others
+				})
+			}
+		}
+		_ = g.Wait()
+	}
+	if warm {
+		run(true)
+	}
+	run(false)
 
 	var results []synth.PersonaResult
 	runs := make([]PersonaRun, len(team))

@@ -187,7 +187,7 @@ func TestChunkFailures(t *testing.T) {
 				}, nil, nil))
 			})
 			o := options()
-			o.Personas, o.InputBudget = alwaysOn, 600
+			o.Personas, o.MaxInputTokens = alwaysOn, diffBudget(t, 600, true, alwaysOn...)
 
 			res, _, err := e.rv.ReviewPR(context.Background(), o)
 			if got := errors.Is(err, review.ErrAllPersonasFailed); got != tc.wantAll {
@@ -306,14 +306,17 @@ func TestBudgetBelowOneRound(t *testing.T) {
 		// The validator's share, min(15, 3/2) = 1, comes off the persona calls.
 		{name: "with validator", validate: true, run: 2},
 		// The diff splits into chunks: only the first is reviewed.
-		{name: "report-only, chunked", inputBudget: 700, run: 3},
+		{name: "report-only, chunked", inputBudget: 450, run: 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, nil)
 			e.addOrdersPR(t)
 			o := options()
-			o.MaxLLMCalls, o.Validate, o.InputBudget = 3, tc.validate, tc.inputBudget
+			o.MaxLLMCalls, o.Validate = 3, tc.validate
+			if tc.inputBudget > 0 {
+				o.MaxInputTokens = ordersBudget(t, tc.inputBudget)
+			}
 			if !tc.validate {
 				o.Mode = review.ModeReportOnly
 			}
@@ -434,7 +437,7 @@ func TestValidatorDiffScope(t *testing.T) {
 		wantOther   bool
 	}{
 		{name: "fits", inputBudget: 0, wantOther: true},
-		{name: "too large", inputBudget: 600, wantOther: false},
+		{name: "too large", inputBudget: 600, wantOther: false}, // a diff budget: one file a part
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -444,7 +447,10 @@ func TestValidatorDiffScope(t *testing.T) {
 				f("Overflow in helper9", finding.P1, files[0], 9, 100),
 			}, nil, nil)))
 			o := options()
-			o.Personas, o.InputBudget = []string{"correctness"}, tc.inputBudget
+			o.Personas = []string{"correctness"}
+			if tc.inputBudget > 0 {
+				o.MaxInputTokens = diffBudget(t, tc.inputBudget, true, o.Personas...)
+			}
 
 			if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {
 				t.Fatalf("ReviewPR: %v", err)

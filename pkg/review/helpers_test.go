@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
 )
@@ -245,10 +247,14 @@ func (v *verdicts) lookup(r llmtest.Request) string {
 
 // validatorTitle is the title of the finding a validator request checks.
 func validatorTitle(msgs []llm.Message) string {
-	if len(msgs) < 2 {
-		return ""
+	// The finding is in the last data message (before the validator's
+	// instructions, and before a repair round).
+	var m []string
+	for _, msg := range msgs {
+		if x := titleRE.FindStringSubmatch(msg.Content); x != nil {
+			m = x
+		}
 	}
-	m := titleRE.FindStringSubmatch(msgs[1].Content)
 	if m == nil {
 		return ""
 	}
@@ -325,4 +331,41 @@ func (e *env) helpersPR(t *testing.T, n int, paths ...string) {
 		heads[p] = strings.Join(lines, "\n") + "\n"
 	}
 	e.addPR(t, d.String(), heads)
+}
+
+// diffBudget is the max-input-tokens that leaves n tokens for the diff and
+// context of a helpers PR (addPR's title and body, no standards) reviewed
+// by team, with or without the validator: the fixed parts of its requests
+// plus n.
+func diffBudget(t *testing.T, n int, validate bool, team ...string) int {
+	t.Helper()
+	all, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []persona.Persona
+	for _, p := range all {
+		if len(team) == 0 || slices.Contains(team, p.Name) {
+			members = append(members, p)
+		}
+	}
+	c := prompt.Context{Repo: owner + "/" + repo, PR: prNum, Title: "Add helpers", Body: "Small helpers.", Tests: map[string][]string{}, Fence: fence}
+	return prompt.FixedTokens(c, members, validate) + n
+}
+
+// ordersBudget is diffBudget for addOrdersPR's PR and its whole team.
+func ordersBudget(t *testing.T, n int) int {
+	t.Helper()
+	all, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := prompt.Context{
+		Repo: owner + "/" + repo, PR: prNum, Title: "Add order search and delete endpoints",
+		Body:             "Adds `GET /orders?status=&sort=` and `DELETE /orders/{id}`, plus an index on orders.status.\n\nTested with the new handler test.",
+		Standards:        []prompt.Standards{{Path: "AGENTS.md", Content: readFile(t, "testdata/orders/base/AGENTS.md")}},
+		PreviousComments: []string{"lena: Could the sort column be whitelisted?"},
+		Tests:            map[string][]string{}, Fence: fence,
+	}
+	return prompt.FixedTokens(c, all, true) + n
 }

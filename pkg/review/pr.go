@@ -133,7 +133,10 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 
 	pc := prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Standards: standards, PreviousComments: previous, Instructions: o.repo.Instructions}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, carry: plan})
+	tree := func(ctx context.Context) ([]string, bool, error) {
+		return r.GitHub.Tree(ctx, o.Owner, o.Repo, info.HeadSHA)
+	}
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree, carry: plan})
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }

@@ -235,7 +235,7 @@ func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []fi
 	if len(p.recheck) > 0 {
 		if o.Validate {
 			o.MaxValidations = max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
-			ok, unchecked := r.validate(ctx, o, res, p.recheck, p.prFiles, pc, head, calls)
+			ok, unchecked := r.validate(ctx, o, res, p.recheck, []prompt.Part{{Files: p.prFiles}}, pc, head, calls)
 			rr.Confirmed = len(ok)
 			o.logf("rereview: %d of %d carried findings whose lines changed confirmed again, %d could not be checked", len(ok), len(p.recheck), len(unchecked))
 			kept = append(kept, ok...)

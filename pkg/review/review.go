@@ -37,6 +37,15 @@ var ErrNeedsModel = errors.New("the pull request needs a review and no model is 
 // no persona produced an answer: the review could not run.
 var ErrAllPersonasFailed = errors.New("every persona failed")
 
+// Validator batching (the validator-batching input).
+const (
+	// ValidatePerFinding is one validator call per finding (the seed's).
+	ValidatePerFinding = "per-finding"
+	// ValidatePerFile is one validator call per file, judging each of the
+	// file's findings on its own.
+	ValidatePerFile = "per-file"
+)
+
 // Modes.
 const (
 	ModeComment    = "comment"
@@ -55,9 +64,11 @@ const (
 	DefaultMaxConcurrency = 8
 	DefaultMaxValidations = 15
 	DefaultMaxLLMCalls    = 60
-	// DefaultInputBudget is the per-call token budget for the diff part of a
-	// persona prompt; a larger diff is split into chunks of whole files.
-	DefaultInputBudget = 60_000
+	// DefaultMaxInputTokens bounds one whole model request (fixed parts,
+	// context and diff, as prompt.EstimateTokens counts them): it fits the
+	// 128k-token context of today's common hosted models with room for the
+	// answer. A larger diff is split into parts of whole files.
+	DefaultMaxInputTokens = 64_000
 	// maxStandardsProbes bounds the AGENTS.md/CLAUDE.md look-ups of one run,
 	// so a PR touching hundreds of directories cannot cost hundreds of reads.
 	maxStandardsProbes = 24
@@ -86,7 +97,16 @@ type Options struct {
 	MaxValidations int // 0 means none; negative means the default
 	MaxConcurrency int
 	MaxLLMCalls    int
-	InputBudget    int // tokens per persona call for the diff; 0 = default
+	// MaxInputTokens bounds one whole model request: fixed parts, context
+	// and diff; 0 means DefaultMaxInputTokens.
+	MaxInputTokens int
+	// ValidatorBatching is ValidatePerFinding (the default, "") or
+	// ValidatePerFile.
+	ValidatorBatching string
+	// WarmCache sends, in each round, one call first (a persona call per
+	// part of the diff, then one validator call) and the rest once it
+	// answered, so a provider's prompt cache holds their shared prefix.
+	WarmCache bool
 
 	// Incomplete is the check conclusion of an incomplete review with
 	// nothing blocking: ConclusionFailure (the default) or "neutral".
@@ -133,8 +153,11 @@ func (o *Options) defaults() {
 	if o.MaxLLMCalls <= 0 {
 		o.MaxLLMCalls = DefaultMaxLLMCalls
 	}
-	if o.InputBudget <= 0 {
-		o.InputBudget = DefaultInputBudget
+	if o.MaxInputTokens <= 0 {
+		o.MaxInputTokens = DefaultMaxInputTokens
+	}
+	if o.ValidatorBatching == "" {
+		o.ValidatorBatching = ValidatePerFinding
 	}
 	if o.StrongModel == "" {
 		o.StrongModel = o.Model

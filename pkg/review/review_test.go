@@ -231,15 +231,16 @@ func TestReviewPREndToEnd(t *testing.T) {
 	}
 
 	// GitHub: PR, issue comments, diff, base tree, AGENTS.md, review
-	// comments; then one head file per file a finding names (3), read once
-	// for anchoring and again by nobody: the validator reuses the reads.
+	// comments, head tree (test files); then one head file per modified
+	// file (context) or file a finding names (anchoring, then the
+	// validator): 3, each read once for all of them.
 	reqs := e.gh.Requests()
-	if len(reqs) != 6+3 {
+	if len(reqs) != 7+3 {
 		var paths []string
 		for _, r := range reqs {
 			paths = append(paths, r.Method+" "+r.Path+"?"+r.Query)
 		}
-		t.Errorf("GitHub requests: got %d; want 9:\n%s", len(reqs), strings.Join(paths, "\n"))
+		t.Errorf("GitHub requests: got %d; want 10:\n%s", len(reqs), strings.Join(paths, "\n"))
 	}
 	if n := ghCount(reqs, "GET", "/contents/AGENTS.md", baseSHA); n != 1 {
 		t.Errorf("AGENTS.md at the base commit read %d times; want 1", n)

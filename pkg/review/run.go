@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/persona"
@@ -30,6 +29,9 @@ type runInput struct {
 	// notReviewed lists what was lost before scope (GitHub's file cap).
 	notReviewed []Excluded
 	head        HeadReader
+	// tree lists the head tree (for the testing persona's test-file
+	// list); nil when there is none (a local diff).
+	tree TreeReader
 	// carry, for an incremental re-review, holds the earlier findings to
 	// carry or check again; nil for a whole-PR review.
 	carry *carryPlan
@@ -41,7 +43,8 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	pc, notReviewed := in.prompt, in.notReviewed
 	// One head-file cache for the whole run: new and carried findings in
 	// the same file cost one read.
-	head := newFileCache(in.head).get
+	heads := newFileCache(in.head)
+	head := heads.get
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
 	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
 	if err != nil {
@@ -74,32 +77,55 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		res.incomplete("no persona of the team (input personas) applies to this diff: nothing was reviewed")
 	}
 
-	// Budget: the diff is split into chunks of whole files within the
-	// per-call budget (what the shared PR context leaves of it), and the
-	// planned persona calls leave room for the validator under the cap.
-	shared := prompt.EstimateTokens(pc.Title + pc.Body + strings.Join(pc.PreviousComments, "\n") + pc.Instructions)
-	for _, pi := range o.repo.PathInstructions {
-		shared += prompt.EstimateTokens(pi.Glob + pi.Text)
+	// Context: the head version of each changed file, read once per run
+	// (the validator reuses the cache), and the head tree's test files.
+	// An incremental re-review sends the personas the new commits and
+	// nothing else (its cost grows with the delta): no head context.
+	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree, in.carry == nil)
+	pc.Excerpts = prompt.NewExcerptCache()
+	pc.Fence = o.Fence
+
+	// Budget: every persona request, fixed parts, context and diff
+	// together, fits max-input-tokens; the diff is split into parts of
+	// whole files (or whole hunks), and the planned persona calls leave room
+	// for the validator under the call cap.
+	var members []persona.Persona
+	for _, p := range team {
+		members = append(members, p.Persona)
 	}
-	for _, s := range pc.Standards {
-		shared += prompt.EstimateTokens(s.Content)
+	// When the validator runs, persona requests keep room for its own
+	// messages, so a validator request fits with the persona prefix.
+	// Path instructions differ per part: the fixed parts count them all.
+	withPaths := pc
+	withPaths.PathInstructions = pathInstructions(o.repo.PathInstructions, sc.Files)
+	fixed := prompt.FixedTokens(withPaths, members, o.Validate)
+	fit := pc
+	fit.Files = sc.Files
+	parts, left := prompt.Fit(fit, o.MaxInputTokens-fixed)
+	for i := range left {
+		left[i].Reason = fmt.Sprintf("%s (max-input-tokens %d)", left[i].Reason, o.MaxInputTokens)
+		if fixed >= o.MaxInputTokens {
+			left[i].Reason = fmt.Sprintf("not reviewed: the fixed parts of a request (%d tokens) leave nothing of max-input-tokens %d", fixed, o.MaxInputTokens)
+		}
 	}
-	chunks, left := prompt.Chunk(sc.Files, max(o.InputBudget-shared, o.InputBudget/4))
+	if fixed >= o.MaxInputTokens && len(sc.Files) > 0 {
+		o.logf("dispatch: max-input-tokens %d cannot hold even one file: the fixed parts of a request take %d tokens", o.MaxInputTokens, fixed)
+	}
 	notReviewed = append(notReviewed, left...)
 	// Files too large for a call, or over the call budget, were meant to be
 	// reviewed: the review is incomplete (deliberate exclusions are not).
 	if len(left) > 0 {
-		res.incomplete("%s not reviewed: too large for one model call", plural(len(left), "file", "files"))
+		res.incomplete("%s not reviewed: too large for one model call (max-input-tokens %d)", plural(len(left), "file", "files"), o.MaxInputTokens)
 	}
 	personaCalls := o.MaxLLMCalls
 	if o.Validate {
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
 	}
 	overBudget := fmt.Sprintf("over the budget of %d model calls", o.MaxLLMCalls)
-	if len(team) > 0 && len(chunks)*len(team) > personaCalls {
+	if len(team) > 0 && len(parts)*len(team) > personaCalls {
 		keep := personaCalls / len(team)
-		if keep == 0 && len(chunks) > 0 {
-			// Not even one round of the whole team fits: the first chunk
+		if keep == 0 && len(parts) > 0 {
+			// Not even one round of the whole team fits: the first part
 			// goes to as many personas as the cap allows (always-on first).
 			for _, p := range team[max(personaCalls, 0):] {
 				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
@@ -108,20 +134,20 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
 		}
-		for _, ch := range chunks[keep:] {
-			for _, f := range ch {
+		for _, part := range parts[keep:] {
+			for _, f := range part.Files {
 				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 		}
 		skipped := 0
-		for _, ch := range chunks[keep:] {
-			skipped += len(ch)
+		for _, part := range parts[keep:] {
+			skipped += len(part.Files)
 		}
 		if skipped > 0 {
 			res.incomplete("%s not reviewed: %s", plural(skipped, "file", "files"), overBudget)
 		}
-		chunks = chunks[:keep]
-		o.logf("dispatch: the budget allows %d of the diff's chunks", keep)
+		parts = parts[:keep]
+		o.logf("dispatch: the budget allows %d of the diff's parts", keep)
 	}
 	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
 
@@ -130,7 +156,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	calls := &callBudget{limit: o.MaxLLMCalls, stop: stop}
-	results, runs := r.dispatch(ctx, o, team, chunks, pc, calls)
+	results, runs := r.dispatch(ctx, o, team, parts, pc, calls)
 	if err := calls.halted(); err != nil {
 		return r.refused(o, res, runs, err)
 	}
@@ -178,7 +204,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted, _ = r.validate(ctx, o, res, out.Gated, sc.Files, pc, head, calls)
+		posted, _ = r.validate(ctx, o, res, out.Gated, parts, pc, head, calls)
 	}
 	if in.carry != nil {
 		c := pc

@@ -12,16 +12,23 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/synth"
 	"golang.org/x/sync/errgroup"
 )
 
-// validate is Stage 5b: one independent call per finding, most severe first
-// within the budget, each finding's head file fetched once per run. It
-// returns the confirmed findings, and apart the findings that got no
-// verdict (over the budget, or the validator failed): every finding that
-// is in neither was refuted. Both kinds of drop are recorded in Coverage,
-// and a finding without a verdict makes the review incomplete.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, files []*diff.File, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
+// validate is Stage 5b: one independent call per finding (or, with
+// validator-batching per-file, one per file judging each of its findings
+// on its own), most severe first within the budget, each finding's head
+// file read once per run (head is the run's cached reader, which the
+// context stage filled). parts are the parts of the diff the personas
+// reviewed: a finding's validator sees the diff of its part. See
+// prompt.ForValidator for what a request holds. It returns the confirmed
+// findings, and apart the findings that got no verdict (over the budget,
+// or the validator failed): every finding that is in neither was refuted.
+// Both kinds of drop are recorded in Coverage, and a finding without a
+// verdict makes the review incomplete.
+func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
+	contents := newFileCache(head)
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -46,71 +53,23 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		slices.Sort(order)
 	}
 
-	// The validator sees the whole diff when it fits one call's budget (it
-	// must judge "handled elsewhere"), else the finding's own file.
-	byPath := map[string]*diff.File{}
-	for _, f := range files {
-		byPath[f.Path()] = f
-	}
-	whole := prompt.EstimateTokens(diff.Render(files)) <= o.InputBudget
-	contents := newFileCache(head)
-	var usageMu sync.Mutex
 	verdicts := make([]*verdict, len(gated))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.MaxConcurrency)
-	for _, i := range order {
-		f := gated[i]
-		g.Go(func() error {
-			content, found, err := contents.get(gctx, f.File)
-			if err != nil {
-				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator failed (head file unavailable)"}}
-				return nil
-			}
-			if n := lineCount(content); found && f.Line > n {
-				// Step 1 could not check this for a modified file; the head
-				// version settles it without a model call.
-				verdicts[i] = &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
-				return nil
-			}
-			c := pc
-			c.Fence = o.Fence
-			if df := byPath[f.File]; df != nil && !whole {
-				c.Files = []*diff.File{df}
-			} else {
-				c.Files = files
-			}
-			if !calls.take() {
-				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: "validator " + calls.refused().Error()}}
-				return nil
-			}
-			req := prompt.ForValidator(f, c, content, o.ValidatorModel)
-			req.AllowRepair = calls.take
-			resp, err := r.Model.Complete(gctx, req)
-			if llm.Fatal(err) {
-				calls.halt(err)
-			}
-			usageMu.Lock()
-			res.Coverage.Usage.add(resp)
-			usageMu.Unlock()
-			var v finding.Validation
-			if err == nil {
-				err = decodeStrict(resp.JSON, &v)
-			}
-			if err != nil {
-				verdicts[i] = &verdict{failed: true, Validation: finding.Validation{Reason: validatorFailure(err)}}
-				return nil
-			}
-			verdicts[i] = &verdict{Validation: v}
-			return nil
-		})
+	if o.ValidatorBatching == ValidatePerFile {
+		r.validatePerFile(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
+	} else {
+		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
 	}
-	_ = g.Wait()
 
 	unconfirmed := 0
 	for _, i := range order {
 		f, v := gated[i], verdicts[i]
 		if v != nil && v.Validated {
 			f.Validation = &v.Validation
+			// The validator may lower the severity, never raise it.
+			if v.Severity.Valid() && v.Severity.Rank() > f.Severity.Rank() {
+				o.logf("validate: %s:%d lowered from %s to %s", f.File, f.Line, f.Severity, v.Severity)
+				f.Severity = v.Severity
+			}
 			kept = append(kept, f)
 			res.Coverage.Validated++
 			continue
@@ -130,8 +89,163 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 	if unconfirmed > 0 {
 		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
 	}
+	synth.Sort(kept) // a lowered severity moves a finding down
 	o.logf("validate: %d of %d findings confirmed, %d over budget", len(kept), len(gated), len(res.Coverage.OverBudget))
 	return kept, unchecked
+}
+
+// validatePerFinding makes one validator call per finding of order.
+func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
+	var usageMu sync.Mutex
+	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
+		i := order[k]
+		f := gated[i]
+		content, found, err := contents.get(ctx, f.File)
+		if err != nil {
+			verdicts[i] = failedVerdict("validator failed (head file unavailable)")
+			return
+		}
+		if v := outsideFile(f, content, found); v != nil {
+			verdicts[i] = v
+			return
+		}
+		verdicts[i] = r.validateOne(ctx, o, res, &usageMu, f, partFor(o, pc, parts, f), content, calls)
+	})
+}
+
+// phased runs fn(0..n-1) in parallel under limit. With warm, fn(0) runs
+// first and alone, so a provider's prompt cache holds the prefix the
+// other calls share when they arrive (one model latency more).
+func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Context, k int)) {
+	start := 0
+	if warm && n > 1 {
+		fn(ctx, 0)
+		start = 1
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(limit)
+	for k := start; k < n; k++ {
+		g.Go(func() error {
+			fn(gctx, k)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// validateOne asks the validator about one finding.
+func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usageMu *sync.Mutex, f finding.Finding, c prompt.Context, content string, calls *callBudget) *verdict {
+	req, err := prompt.ValidatorRequest([]finding.Finding{f}, c, content, o.ValidatorModel, o.MaxInputTokens, false)
+	if err != nil {
+		return failedVerdict(fmt.Sprintf("validator failed (too large for max-input-tokens %d)", o.MaxInputTokens))
+	}
+	resp, err := r.ask(ctx, res, usageMu, req, calls)
+	if err != nil {
+		return failedVerdict(err.Error())
+	}
+	var v finding.Validation
+	if err := decodeStrict(resp.JSON, &v); err != nil {
+		return failedVerdict(validatorFailure(err))
+	}
+	return &verdict{Validation: v}
+}
+
+// ask sends one validator request under the call cap and counts its
+// usage; a fatal model error halts the run. The error's text is the
+// reason to record.
+func (r *Reviewer) ask(ctx context.Context, res *Result, usageMu *sync.Mutex, req llm.Request, calls *callBudget) (llm.Response, error) {
+	if !calls.take() {
+		return llm.Response{}, errors.New("validator " + calls.refused().Error())
+	}
+	req.AllowRepair = calls.take
+	resp, err := r.Model.Complete(ctx, req)
+	if llm.Fatal(err) {
+		calls.halt(err)
+	}
+	usageMu.Lock()
+	res.Coverage.Usage.add(resp)
+	usageMu.Unlock()
+	if err != nil {
+		return resp, errors.New(validatorFailure(err))
+	}
+	return resp, nil
+}
+
+// failedVerdict is no verdict at all, with the reason.
+func failedVerdict(reason string) *verdict {
+	return &verdict{failed: true, Validation: finding.Validation{Reason: reason}}
+}
+
+// outsideFile settles without a model call a finding whose line is past
+// the end of its head file (step 1 of synthesis cannot check that for a
+// modified file); nil when the line is inside.
+func outsideFile(f finding.Finding, content string, found bool) *verdict {
+	if n := lineCount(content); found && f.Line > n {
+		return &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
+	}
+	return nil
+}
+
+// partFor is the prompt context of the part of the diff that holds f's
+// file (for a file split into groups of hunks, the group holding f's line,
+// else its first): the diff f's persona saw, so the validator can judge
+// "handled elsewhere". A part larger than a quarter of max-input-tokens is
+// cut to f's own file: every validation would otherwise resend it.
+func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Finding) prompt.Context {
+	c := pc
+	c.Fence = o.Fence
+	found := false
+	for _, p := range parts {
+		for _, df := range p.Files {
+			if df.Path() != f.File {
+				continue
+			}
+			if !found || holdsLine(df, f.Line) {
+				c.Files, c.Levels = p.Files, p.Levels
+			}
+			found = true
+			if holdsLine(df, f.Line) {
+				break
+			}
+		}
+		if found && fileHoldsLine(c.Files, f) {
+			break
+		}
+	}
+	if prompt.EstimateTokens(diff.RenderNumbered(c.Files)) <= o.MaxInputTokens/4 {
+		return c
+	}
+	own := c
+	own.Files, own.Levels = nil, nil
+	for i, df := range c.Files {
+		if df.Path() == f.File {
+			own.Files = append(own.Files, df)
+			if i < len(c.Levels) {
+				own.Levels = append(own.Levels, c.Levels[i])
+			}
+		}
+	}
+	return own
+}
+
+// fileHoldsLine reports whether files hold f's file with a hunk at f's
+// line.
+func fileHoldsLine(files []*diff.File, f finding.Finding) bool {
+	for _, df := range files {
+		if df.Path() == f.File && holdsLine(df, f.Line) {
+			return true
+		}
+	}
+	return false
+}
+
+func holdsLine(df *diff.File, line int) bool {
+	for _, h := range df.Hunks {
+		if line >= h.NewStart && line < h.NewStart+max(h.NewLines, 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // verdict is one validator outcome; failed marks no verdict at all (an

@@ -91,6 +91,9 @@ type Server struct {
 	violations    []string
 	inFlight, max int
 	seq           int
+	// cache holds the prompt text of every answered request when the
+	// prompt-cache simulation is on (nil when off).
+	cache []string
 }
 
 // New starts a Server; Close stops it. It panics if the embedded OpenAI
@@ -124,6 +127,59 @@ func (s *Server) SetDefault(h func(Request) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.def = h
+}
+
+// SimulatePromptCache turns on a provider-style prompt cache: a request's
+// cached_tokens is the longest prefix of its response schema (OpenAI puts
+// a structured-output schema before the system message) and messages
+// (role and content, in order) that it shares with a request answered
+// BEFORE it arrived,
+// counted at four bytes a token in whole blocks of 128 tokens and only
+// from 1,024 tokens on, as OpenAI documents its automatic caching. Calls
+// in flight together therefore share nothing, as with a real provider.
+func (s *Server) SimulatePromptCache(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cache = nil
+	if on {
+		s.cache = []string{}
+	}
+}
+
+// Cache simulation units (OpenAI's documented automatic prompt caching).
+const (
+	cacheMinTokens   = 1024
+	cacheBlockTokens = 128
+)
+
+// promptText is what the cache simulation compares: the messages in order.
+func promptText(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role)
+		b.WriteByte('\n')
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// cachedTokens is the simulated cached prefix of text, in tokens.
+func cachedTokens(cache []string, text string) int {
+	best := 0
+	for _, c := range cache {
+		n := min(len(c), len(text))
+		i := 0
+		for i < n && c[i] == text[i] {
+			i++
+		}
+		best = max(best, i)
+	}
+	tokens := best / 4 / cacheBlockTokens * cacheBlockTokens
+	if tokens < cacheMinTokens {
+		return 0
+	}
+	return tokens
 }
 
 // RejectJSONSchema makes the server refuse response_format json_schema with
@@ -242,6 +298,9 @@ func Malformed() Reply {
 // DefaultContent is the schema-valid empty answer the server gives without
 // a script: a validation rejection for the validator, no findings otherwise.
 func DefaultContent(r Request) string {
+	if r.SchemaName == "validations" {
+		return `{"verdicts":[]}`
+	}
 	if r.SchemaName == "validation" || r.Persona == llm.Validator {
 		return `{"validated":false,"reason":"no scripted answer"}`
 	}
@@ -313,6 +372,13 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", seq, p))
 	}
 	reject := s.rejectSchema && req.ResponseFormat == "json_schema"
+	simulate := s.cache != nil
+	var cached int
+	var text string
+	if simulate {
+		text = req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
+		cached = cachedTokens(s.cache, text)
+	}
 	s.mu.Unlock()
 
 	var reply Reply
@@ -348,6 +414,16 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	if reply.Body != "" || status != http.StatusOK {
 		io.WriteString(w, reply.Body)
 		return
+	}
+	if simulate {
+		s.mu.Lock()
+		s.cache = append(s.cache, text)
+		s.mu.Unlock()
+		if reply.Usage == nil {
+			u := Usage{PromptTokens: len(req.Body)/4 + 1, CompletionTokens: len(reply.Content)/4 + 1}
+			u.CachedTokens = &cached
+			reply.Usage = &u
+		}
 	}
 	json.NewEncoder(w).Encode(completion(seq, req, reply))
 }

@@ -196,3 +196,45 @@ func TestMaxInFlight(t *testing.T) {
 		t.Errorf("MaxInFlight: got %d; want 4", got)
 	}
 }
+
+func TestSimulatePromptCache(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	s.SimulatePromptCache(true)
+	shared := strings.Repeat("x", 4*3000) // 3,000 tokens
+	req := func(tail string) string {
+		b, _ := json.Marshal(map[string]any{"model": "m", "messages": []map[string]string{
+			{"role": "system", "content": shared},
+			{"role": "user", "content": "Reviewer: a\n" + tail},
+		}})
+		return string(b)
+	}
+	cached := func(body []byte) int {
+		var r struct {
+			Usage struct {
+				Details struct {
+					Cached int `json:"cached_tokens"`
+				} `json:"prompt_tokens_details"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Usage.Details.Cached
+	}
+	_, first := post(t, s.URL+"/v1/chat/completions", req("one"))
+	_, second := post(t, s.URL+"/v1/chat/completions", req("two"))
+	if got := cached(first); got != 0 {
+		t.Errorf("first request cached %d; want 0 (cold cache)", got)
+	}
+	// The shared prefix is 3,000 tokens plus the role line: whole blocks of
+	// 128 tokens of it are cached.
+	if got := cached(second); got != 2944 {
+		t.Errorf("second request cached %d; want 2944", got)
+	}
+	_, third := post(t, s.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Reviewer: a\nshort"}]}`)
+	if got := cached(third); got != 0 {
+		t.Errorf("a prefix under 1,024 tokens cached %d; want 0", got)
+	}
+}

@@ -1,0 +1,254 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// realPR is a realistic mid-sized pull request: nine Go files of this
+// repository (frozen under testdata/realpr, 150 to 390 lines each) each
+// changed in two places, 324 changed lines in all, with the head versions
+// served by the fake GitHub, and four findings the personas report on
+// added lines (so four validations, in three files).
+type realPR struct {
+	diff     string
+	head     map[string]string
+	base     map[string]string
+	findings map[string][]finding.Finding // by persona
+}
+
+const realPRNumber = 77
+
+// loadRealPR builds the PR. Each file's two hunks replace 4 lines with 14
+// (the head's lines; the deleted ones are the same lines as they read
+// before: "err" spelled "e", a word of a comment changed).
+func loadRealPR(tb testing.TB) realPR {
+	tb.Helper()
+	root := filepath.Join("testdata", "realpr")
+	p := realPR{head: map[string]string{}, base: map[string]string{}, findings: map[string][]finding.Finding{}}
+	var paths []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		paths = append(paths, strings.TrimSuffix(filepath.ToSlash(rel), ".txt"))
+		return nil
+	})
+	if err != nil || len(paths) != 9 {
+		tb.Fatalf("testdata/realpr: %d files, %v; want 9", len(paths), err)
+	}
+	slices.Sort(paths)
+	var d strings.Builder
+	for _, path := range paths {
+		b, err := os.ReadFile(filepath.Join(root, path+".txt"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		head := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		p.head[path] = string(b)
+		var base []string
+		fmt.Fprintf(&d, "diff --git a/%s b/%s\nindex 1234567..89abcde 100644\n--- a/%s\n+++ b/%s\n", path, path, path, path)
+		next, delta := 0, 0 // next head line (0-based) to copy; old minus new
+		for _, at := range []int{len(head) / 3, 2 * len(head) / 3} {
+			const ctx, added, deleted = 3, 14, 4
+			start := at - ctx // first context line, 0-based
+			base = append(base, head[next:start]...)
+			fmt.Fprintf(&d, "@@ -%d,%d +%d,%d @@\n", start+1+delta, 2*ctx+deleted, start+1, 2*ctx+added)
+			for _, l := range head[start:at] {
+				d.WriteString(" " + l + "\n")
+				base = append(base, l)
+			}
+			for _, l := range head[at : at+deleted] {
+				old := strings.ReplaceAll(l, "err", "e")
+				if old == l {
+					old = l + " // was"
+				}
+				d.WriteString("-" + old + "\n")
+				base = append(base, old)
+			}
+			for _, l := range head[at : at+added] {
+				d.WriteString("+" + l + "\n")
+			}
+			for _, l := range head[at+added : at+added+ctx] {
+				d.WriteString(" " + l + "\n")
+				base = append(base, l)
+			}
+			next = at + added + ctx
+			delta += deleted - added
+		}
+		base = append(base, head[next:]...)
+		p.base[path] = strings.Join(base, "\n") + "\n"
+	}
+	p.diff = d.String()
+
+	// Four findings on added lines: evidence is the line itself.
+	add := func(who, path string, nth int, title string, sev finding.Severity) {
+		lines := strings.Split(p.head[path], "\n")
+		line := len(lines)/3 + 1 + nth // 1-based, inside the first hunk's added lines
+		p.findings[who] = append(p.findings[who], finding.Finding{
+			Title: title, Severity: sev, File: path, Line: line,
+			WhyItMatters: "A caller relying on the old behaviour gets a wrong result.",
+			AutofixClass: "manual", Owner: "human", RequiresVerification: true, Confidence: 75,
+			Evidence: []string{strings.TrimSpace(lines[line-1])},
+		})
+	}
+	add("correctness", "pkg/github/retry.go", 2, "Retry count off by one", finding.P1)
+	add("correctness", "pkg/github/retry.go", 8, "Backoff ignores the context", finding.P2)
+	add("security", "pkg/report/sanitize.go", 3, "Link filter misses uppercase schemes", finding.P1)
+	add("reliability", "pkg/llm/cassette.go", 4, "Cassette write error is dropped", finding.P2)
+	return p
+}
+
+// costConfig is one way of running the validator and the persona round.
+type costConfig struct {
+	name      string
+	batching  string
+	warmCache bool
+}
+
+func costConfigs() []costConfig {
+	return []costConfig{
+		{"per-finding", review.ValidatePerFinding, false},
+		{"per-file", review.ValidatePerFile, false},
+		{"per-finding+warmup", review.ValidatePerFinding, true},
+		{"per-file+warmup", review.ValidatePerFile, true},
+	}
+}
+
+// costRun is what one review of the real PR cost.
+type costRun struct {
+	wall                        time.Duration
+	personaCalls, validatorCall int
+	prompt, cached              int // tokens, every call
+	personaPrompt               int // tokens, persona calls
+	shape                       promptShape
+}
+
+// billed is the billed-equivalent input: uncached tokens plus cached
+// tokens at a quarter (the discount of the common providers).
+func (c costRun) billed() float64 {
+	return float64(c.prompt-c.cached) + float64(c.cached)/4
+}
+
+// runCost reviews the real PR once, comment mode, through the real
+// clients against fake GitHub and a fake model answering after latency
+// with a simulated provider prompt cache.
+func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) costRun {
+	tb.Helper()
+	gh := githubtest.New()
+	defer gh.Close()
+	gh.AddPR(githubtest.PR{
+		Number: realPRNumber, Title: "Tighten retries, sanitizing and cassette handling",
+		Body:   "Follow-ups from the last review round: retry bookkeeping, link filtering, cassette writes, and smaller clean-ups across the pipeline.",
+		Author: "octodev", HeadSHA: "1111111111111111111111111111111111111111", BaseSHA: "2222222222222222222222222222222222222222",
+		HeadRepo: owner + "/" + repo, BaseRepo: owner + "/" + repo,
+	})
+	gh.SetDiff(realPRNumber, p.diff)
+	for f, c := range p.head {
+		gh.SetContent("1111111111111111111111111111111111111111", f, c)
+		if strings.HasSuffix(f, ".go") {
+			gh.SetContent("1111111111111111111111111111111111111111", strings.TrimSuffix(f, ".go")+"_test.go", "package x\n")
+		}
+	}
+	for f, c := range p.base {
+		gh.SetContent("2222222222222222222222222222222222222222", f, c)
+	}
+	m := llmtest.New()
+	defer m.Close()
+	m.SimulatePromptCache(true)
+	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case r.SchemaName == "validations":
+			var vs []map[string]any
+			for i := range strings.Count(r.Messages[3].Content, "\n### F") {
+				vs = append(vs, map[string]any{"finding": fmt.Sprintf("F%d", i+1), "validated": true, "reason": "Real and introduced here."})
+			}
+			b, _ := json.Marshal(map[string]any{"verdicts": vs})
+			return llmtest.Reply{Content: string(b), Delay: latency}
+		case r.Persona == llm.Validator:
+			return llmtest.Reply{Content: `{"validated":true,"reason":"Real and introduced here."}`, Delay: latency}
+		}
+		fs := p.findings[r.Persona]
+		if fs == nil {
+			fs = []finding.Finding{}
+		}
+		b, _ := json.Marshal(finding.Answer{Reviewer: r.Persona, Findings: fs, ResidualRisks: []string{}, TestingGaps: []string{}})
+		return llmtest.Reply{Content: string(b), Delay: latency}
+	})
+	team, err := persona.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rv := review.Reviewer{GitHub: newGitHub(tb, gh), Model: newModel(tb, m), Personas: team}
+	o := review.Options{
+		Owner: owner, Repo: repo, PR: realPRNumber, Mode: review.ModeComment, Validate: true,
+		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, BotLogin: botName,
+		// The five personas of the issue's measured PR.
+		Personas:          []string{"correctness", "testing", "maintainability", "security", "reliability"},
+		ValidatorBatching: cfg.batching, WarmCache: cfg.warmCache,
+	}
+	start := time.Now()
+	res, _, err := rv.ReviewPR(context.Background(), o)
+	wall := time.Since(start)
+	if err != nil {
+		tb.Fatalf("ReviewPR: %v", err)
+	}
+	if res.Coverage.Validated != 4 || res.Partial {
+		tb.Fatalf("validated %d, partial %t (not reviewed %v, rejections %v); want 4 and a complete review", res.Coverage.Validated, res.Partial, res.Coverage.NotReviewed, res.Coverage.Rejections)
+	}
+	c := costRun{wall: wall, shape: shapeOf(m.Requests())}
+	for _, pr := range res.Coverage.Personas {
+		c.personaCalls += pr.Calls
+		c.personaPrompt += pr.Usage.PromptTokens
+	}
+	u := res.Coverage.Usage
+	c.prompt, c.cached = u.PromptTokens, u.CachedTokens
+	c.validatorCall = len(m.RequestsFor(llm.Validator))
+	return c
+}
+
+// BenchmarkReviewCost reviews the real PR (9 files, 324 changed lines,
+// 4 findings) against a fake model answering after L = 100 ms with a
+// simulated provider prompt cache, and reports per configuration: prompt
+// and cached tokens, billed-equivalent input (uncached + cached/4), persona
+// prompt tokens per call and their shared-prefix share, persona and
+// validator calls, and wall time in units of L.
+func BenchmarkReviewCost(b *testing.B) {
+	const latency = 100 * time.Millisecond
+	p := loadRealPR(b)
+	for _, cfg := range costConfigs() {
+		b.Run(cfg.name, func(b *testing.B) {
+			var c costRun
+			var wall time.Duration
+			n := 0
+			for b.Loop() {
+				c = runCost(b, p, cfg, latency)
+				wall += c.wall
+				n++
+			}
+			b.ReportMetric(float64(c.prompt), "prompt-tok")
+			b.ReportMetric(float64(c.cached), "cached-tok")
+			b.ReportMetric(c.billed(), "billed-tok")
+			b.ReportMetric(float64(c.personaPrompt)/float64(c.personaCalls), "persona-tok/call")
+			b.ReportMetric(c.shape.share()*100, "shared-%")
+			b.ReportMetric(float64(c.personaCalls), "persona-calls")
+			b.ReportMetric(float64(c.validatorCall), "validator-calls")
+			b.ReportMetric(float64(wall)/float64(n)/float64(latency), "wall-L")
+		})
+	}
+}

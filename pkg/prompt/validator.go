@@ -1,0 +1,382 @@
+package prompt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/prompts"
+)
+
+// Schema name of a per-file validator request (validator-batching:
+// per-file).
+const ValidationsSchema = "validations"
+
+// ErrTooLarge is returned by ValidatorRequest when not even the smallest
+// form of the request fits the token budget.
+var ErrTooLarge = errors.New("too large for max-input-tokens")
+
+// baseWindow is the number of lines each side of a finding's lines shown
+// from the base version.
+const baseWindow = 8
+
+// ForValidator builds the Stage 5b request that checks finding f (SPEC
+// Stage 5b). The shared part comes first and the finding last, so that a
+// provider's prompt cache serves what validator calls have in common:
+//
+//  1. the system message: the persona requests' (rubric, answer format,
+//     false-positive catalog, fencing rule), then the validator's own
+//     instructions — the same for every validation of every run;
+//  2. the pull request: title and description, standards files, earlier
+//     comments and the numbered diff of c.Files (the part of the diff the
+//     finding's persona reviewed: the whole diff when it fits one call) —
+//     the same for every validation of the run;
+//  3. the head version of the finding's file, numbered (whole, or its
+//     enclosing blocks when c.ValidatorHead is LevelBlocks) — the same for
+//     every validation of that file;
+//  4. the base version of the cited region and the finding, without the
+//     reporting persona's confidence or name;
+//  5. the answer turn, which holds no data.
+//
+// The persona requests' head context is left out: the validator reads the
+// whole head file instead. (Providers that cache structured-output schemas
+// as a prefix, OpenAI among them, share nothing between a findings and a
+// validation request anyway.)
+//
+// Its key is llm.Key("validation", the finding's JSON, plain diff, head).
+func ForValidator(f finding.Finding, c Context, headContent string, model string) llm.Request {
+	rendered := diff.Render(c.Files)
+	fence := fenceOf(c, rendered)
+	var data strings.Builder
+	data.WriteString("# The finding to check\n\n")
+	writeFenceNote(&data, fence)
+	writeBaseRegions(&data, []finding.Finding{f}, c, headContent, fence)
+	data.WriteString("\n## The finding\n\n" +
+		"As another reviewer reported it. Its claims are what you are checking, not facts.\n\n")
+	writeFenced(&data, fence, modelFacingJSON(f))
+	return llm.Request{
+		Persona:  llm.Validator,
+		Schema:   ValidationSchema,
+		Model:    model,
+		Messages: validatorMessages(f.File, c, headContent, fence, data.String(), validatorTurn),
+		Fence:    fence,
+		Key:      llm.Key(ValidationSchema, findingJSON(f), rendered, headContent),
+		// The label names the finding so a recorded verdict can be read
+		// (and authored) by file and line.
+		Label: fmt.Sprintf("%s:%d", f.File, f.Line),
+	}
+}
+
+// ForValidatorFile builds the per-file validator request
+// (validator-batching: per-file): ForValidator's first three messages, then
+// every finding of one file, numbered F1..Fn, each to be judged on its own.
+// The answer follows the "validations" schema. fs must all name one file.
+func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model string) llm.Request {
+	rendered := diff.Render(c.Files)
+	fence := fenceOf(c, rendered)
+	var last strings.Builder
+	fmt.Fprintf(&last, "# The %d findings to check\n\n", len(fs))
+	writeFenceNote(&last, fence)
+	writeBaseRegions(&last, fs, c, headContent, fence)
+	fmt.Fprintf(&last, "\n## The findings\n\n"+
+		"As other reviewers reported them. Their claims are what you are checking, not facts. Judge each "+
+		"finding on its own, as if it were the only one: one finding being right or wrong says nothing "+
+		"about another.\n")
+	keyParts := []string{ValidationsSchema}
+	for i, f := range fs {
+		fmt.Fprintf(&last, "\n### %s\n\n", FindingID(i))
+		writeFenced(&last, fence, modelFacingJSON(f))
+		keyParts = append(keyParts, findingJSON(f))
+	}
+	file := ""
+	if len(fs) > 0 {
+		file = fs[0].File
+	}
+	return llm.Request{
+		Persona:  llm.Validator,
+		Schema:   ValidationsSchema,
+		Model:    model,
+		Messages: validatorMessages(file, c, headContent, fence, last.String(), validatorFileTurn),
+		Fence:    fence,
+		Key:      llm.Key(append(keyParts, rendered, headContent)...),
+		Label:    fmt.Sprintf("%s (%d findings)", file, len(fs)),
+	}
+}
+
+// ValidatorRequest builds the request for fs (one finding, or with batch
+// every finding of one file) that fits budget tokens, messages and answer
+// schema together. c is the part of the diff the finding's persona
+// reviewed. Tried in order: c as given; the head file's enclosing blocks
+// instead of the whole file; that and only the finding's file's diff.
+// ErrTooLarge when none fits; budget <= 0 means no limit.
+func ValidatorRequest(fs []finding.Finding, c Context, headContent, model string, budget int, batch bool) (llm.Request, error) {
+	build := func(c Context) llm.Request {
+		if batch {
+			return ForValidatorFile(fs, c, headContent, model)
+		}
+		return ForValidator(fs[0], c, headContent, model)
+	}
+	schema := EstimateTokens(string(prompts.Schemas()[ValidationSchema]))
+	if batch {
+		schema = EstimateTokens(string(prompts.Schemas()[ValidationsSchema]))
+	}
+	fits := func(r llm.Request) bool { return budget <= 0 || RequestTokens(r)+schema <= budget }
+	blocks := c
+	blocks.ValidatorHead = LevelBlocks
+	own := blocks
+	own.Files, own.Levels = nil, nil
+	for i, f := range c.Files {
+		if f.Path() == fs[0].File {
+			own.Files = append(own.Files, f)
+			own.Levels = append(own.Levels, levelOf(c, i))
+		}
+	}
+	for _, v := range []Context{c, blocks, own} {
+		if r := build(v); fits(r) {
+			return r, nil
+		}
+	}
+	return llm.Request{}, fmt.Errorf("validator request for %s: %w", fs[0].File, ErrTooLarge)
+}
+
+// RequestTokens estimates the prompt tokens of r's messages.
+func RequestTokens(r llm.Request) int {
+	n := 0
+	for _, m := range r.Messages {
+		n += EstimateTokens(m.Content) + 4 // role and message framing
+	}
+	return n
+}
+
+// validatorMessages are a validator request's three shared messages, its
+// data message (the findings) and its final message: the validator's
+// instructions and the answer turn, which hold no data.
+func validatorMessages(file string, c Context, headContent, fence, data, turn string) []llm.Message {
+	var pr strings.Builder
+	writeIntent(&pr, c, fence)
+	writeDiff(&pr, c.Files, fence)
+
+	var head strings.Builder
+	head.WriteString("# The finding's file at the head commit\n\n")
+	writeFenceNote(&head, fence)
+	head.WriteString("\n")
+	switch {
+	case headContent == "":
+		writeFenced(&head, fence, "File: "+file+"\n(The head version of this file is empty or could not be read.)")
+	case c.ValidatorHead == LevelBlocks && !IsWhole(headContent):
+		head.WriteString("The file is too large to show whole: the blocks around the changes, with line numbers (`...` marks lines left out).\n\n")
+		ex := ""
+		if df := fileOf(c.Files, file); df != nil {
+			ex = Excerpt(df, headContent, LevelBlocks)
+		}
+		if ex == "" {
+			ex = "(no changed block of this file)\n"
+		}
+		writeFencedCode(&head, fence, "File: "+file+"\n"+ex)
+	default:
+		head.WriteString("The whole head version, with line numbers.\n\n")
+		writeFencedCode(&head, fence, "File: "+file+"\n"+numbered(headContent))
+	}
+	return []llm.Message{
+		{Role: llm.RoleSystem, Content: validatorSystem()},
+		{Role: llm.RoleUser, Content: pr.String()},
+		{Role: llm.RoleUser, Content: head.String()},
+		{Role: llm.RoleUser, Content: data},
+		{Role: llm.RoleUser, Content: llm.PersonaHeader + llm.Validator + "\n\n" + turn},
+	}
+}
+
+// validatorSystem is the system message of every validator request: the
+// persona requests' system message (a prefix that caches that ignore the
+// response schema share with them), then the validator's instructions,
+// which replace the reviewer's role and answer format. It holds no data,
+// so every validation of every run shares it.
+func validatorSystem() string {
+	return reviewerSystem() + "\n\n" + validatorIntro()
+}
+
+// validatorIntro is the validator's own instructions.
+func validatorIntro() string {
+	return "# You are the validator\n\n" +
+		"In validator requests you are not one of the reviewers and you report no findings: you are the " +
+		"independent validator described below, and your answer format is the one below, not the findings " +
+		"format above. The anchors, severities and the catalog of non-findings above still tell you what " +
+		"counts as a real problem.\n\n" + readPrompt("validator.md")
+}
+
+// writeBaseRegions writes the base version of the lines the findings cite,
+// reconstructed from the head file and the diff (no extra read).
+func writeBaseRegions(b *strings.Builder, fs []finding.Finding, c Context, headContent, fence string) {
+	b.WriteString("\n## The base version of the cited region\n\n" +
+		"The same place in the file before this pull request, with base line numbers: compare it with the " +
+		"head version to judge whether the problem was introduced by this diff.\n\n")
+	if len(fs) == 0 {
+		return
+	}
+	df := fileOf(c.Files, fs[0].File)
+	var rs [][2]int
+	for _, f := range fs {
+		rs = append(rs, [2]int{f.Line, f.Line})
+	}
+	text, why := BaseRegion(df, headContent, rs)
+	if why != "" {
+		writeFenced(b, fence, "File: "+fs[0].File+"\n("+why+")")
+		return
+	}
+	path := fs[0].File
+	if df.OldPath != "" {
+		path = df.OldPath
+	}
+	writeFencedCode(b, fence, "File: "+path+" (base)\n"+text)
+}
+
+// BaseRegion returns the base version of new-side line ranges rs of file
+// df, numbered with base line numbers, reconstructed from the head content
+// and the diff's hunks (the lines outside hunks are the same on both
+// sides). why says, instead, why there is none: the file is new, not in
+// the diff, or the head does not match the diff.
+func BaseRegion(df *diff.File, head string, rs [][2]int) (text, why string) {
+	switch {
+	case df == nil:
+		return "", "the file is not in the diff shown"
+	case df.Status == diff.Added:
+		return "", "the file is new in this pull request: there is no base version"
+	case head == "" && df.Status != diff.Deleted:
+		return "", "the head version could not be read, so the base region cannot be rebuilt"
+	}
+	base, ok := rebuildBase(df, splitLines(head))
+	if !ok {
+		return "", "the head version does not match the diff, so the base region cannot be rebuilt"
+	}
+	var old [][2]int
+	for _, r := range rs {
+		a, z := oldLine(df, r[0]), oldLine(df, r[1])
+		old = append(old, [2]int{max(1, a-baseWindow), min(len(base), z+baseWindow)})
+	}
+	old = merge(old)
+	if len(base) == 0 || len(old) == 0 || old[0][0] > len(base) {
+		return "", "the base version is empty here"
+	}
+	return numberedRanges(base, old), ""
+}
+
+// rebuildBase rebuilds the base file from the head lines and the hunks;
+// ok is false when the hunks do not match the head.
+func rebuildBase(df *diff.File, head []string) (base []string, ok bool) {
+	cur := 1 // next head line to copy
+	for _, h := range df.Hunks {
+		until := h.NewStart - 1 // last unchanged head line before the hunk
+		if h.NewLines == 0 {
+			until = h.NewStart
+		}
+		if until > len(head) || until < cur-1 {
+			return nil, false
+		}
+		base = append(base, head[cur-1:until]...)
+		cur = until + 1
+		if h.OldLines > 0 && len(base) != h.OldStart-1 {
+			return nil, false
+		}
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case diff.Context:
+				if cur > len(head) || head[cur-1] != l.Text {
+					return nil, false
+				}
+				base = append(base, l.Text)
+				cur++
+			case diff.Delete:
+				base = append(base, l.Text)
+			case diff.Add:
+				cur++
+			}
+		}
+	}
+	if cur-1 > len(head) {
+		return nil, false
+	}
+	return append(base, head[cur-1:]...), true
+}
+
+// oldLine maps new-side line n to the base line at the same place.
+func oldLine(df *diff.File, n int) int {
+	delta := 0
+	for _, h := range df.Hunks {
+		if n < h.NewStart {
+			break
+		}
+		if n < h.NewStart+h.NewLines {
+			old := h.OldStart
+			for _, l := range h.Lines {
+				if l.OldNo > 0 {
+					old = l.OldNo
+				}
+				if l.NewNo == n {
+					return max(old, 1)
+				}
+			}
+			return max(old, 1)
+		}
+		// An empty side's start names the line before it.
+		oldNext, newNext := h.OldStart+h.OldLines, h.NewStart+h.NewLines
+		if h.OldLines == 0 {
+			oldNext++
+		}
+		if h.NewLines == 0 {
+			newNext++
+		}
+		delta = oldNext - newNext
+	}
+	return max(n+delta, 1)
+}
+
+func fileOf(files []*diff.File, path string) *diff.File {
+	for _, f := range files {
+		if f.Path() == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// modelFacingJSON is the finding as the validator sees it: the claim
+// alone, without the reporting persona's confidence or name, nor the
+// pipeline's own fields (number, promotion, validation).
+func modelFacingJSON(f finding.Finding) string {
+	b, err := json.Marshal(f)
+	if err != nil {
+		panic("prompt: encode finding: " + err.Error())
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic("prompt: decode finding: " + err.Error())
+	}
+	for _, k := range []string{"confidence", "reviewers", "number", "promoted", "validation"} {
+		delete(m, k)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		panic("prompt: encode finding: " + err.Error())
+	}
+	return string(out)
+}
+
+const validatorTurn = "Answer the three questions for the finding of the previous message from the code as written, and reply with the JSON " +
+	"object {\"validated\": true or false, \"reason\": \"one sentence\"} alone. When the finding is real but its " +
+	"severity is too high, add \"severity\" with the one it deserves (never higher than the finding's). " +
+	"When you are unsure, the answer is false.\n"
+
+const validatorFileTurn = "Answer the three questions for every finding of the previous message, each on its own, from the code as " +
+	"written, and reply with the JSON object {\"verdicts\": [{\"finding\": \"F1\", \"validated\": true or false, " +
+	"\"reason\": \"one sentence\"}, ...]} alone: exactly one verdict per finding. When a finding is real but its " +
+	"severity is too high, add \"severity\" to its verdict with the one it deserves (never higher). When you are " +
+	"unsure about a finding, its answer is false.\n"
+
+// FindingID is the id a per-file validator request gives the i-th finding
+// (0-based): "F1", "F2", ...
+func FindingID(i int) string { return "F" + strconv.Itoa(i+1) }

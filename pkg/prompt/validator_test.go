@@ -1,0 +1,177 @@
+package prompt
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/prompts"
+)
+
+func TestBaseRegion(t *testing.T) {
+	files := parse(t, usersDiff)
+	users, added := files[0], files[1]
+	tests := []struct {
+		name     string
+		f        *diff.File
+		head     string
+		lines    [][2]int
+		want     string
+		whyMatch string
+	}{
+		{"added line maps to the deleted lines it replaced", users, usersHead, [][2]int{{17, 17}},
+			"    ...\n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n11  \ttenant string\n12  \tdb *sql.DB\n13  }\n14  \n15  func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) {\n16  \tu, err := s.store.User(r.Context(), r.URL.Query().Get(\"id\"))\n", ""},
+		{"unchanged line before the hunk maps to itself", users, usersHead, [][2]int{{2, 2}},
+			" 1  package api\n 2  \n 3  import (\n 4  \t\"database/sql\"\n 5  \t\"net/http\"\n 6  )\n 7  \n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n    ...\n", ""},
+		{"CRLF head file", users, strings.ReplaceAll(usersHead, "\n", "\r\n"), [][2]int{{2, 2}},
+			" 1  package api\n 2  \n 3  import (\n 4  \t\"database/sql\"\n 5  \t\"net/http\"\n 6  )\n 7  \n 8  // Server serves users.\n 9  type Server struct {\n10  \tstore *Store\n    ...\n", ""},
+		{"new file", added, "package api\n", [][2]int{{1, 1}}, "", "new in this pull request"},
+		{"head does not match the diff", users, "package api\n", [][2]int{{17, 17}}, "", "does not match"},
+		{"not in the diff", nil, usersHead, [][2]int{{1, 1}}, "", "not in the diff"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := BaseRegion(tt.f, tt.head, tt.lines)
+			if got != tt.want {
+				t.Errorf("BaseRegion =\n%q\nwant\n%q", got, tt.want)
+			}
+			if (tt.whyMatch == "") != (why == "") || !strings.Contains(why, tt.whyMatch) {
+				t.Errorf("why = %q; want one containing %q", why, tt.whyMatch)
+			}
+		})
+	}
+}
+
+func TestRebuildBaseAcrossHunks(t *testing.T) {
+	text := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -2,2 +2,3 @@\n b\n-c\n+C\n+C2\n@@ -9,0 +11,1 @@ \n+new\n"
+	d, err := diff.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := splitLines("a\nb\nC\nC2\nd\ne\nf\ng\nh\ni\nnew\nj\n")
+	base, ok := rebuildBase(d.Files[0], head)
+	if want := "a b c d e f g h i j"; !ok || strings.Join(base, " ") != want {
+		t.Errorf("rebuildBase = %q, %v; want %q", strings.Join(base, " "), ok, want)
+	}
+	for n, want := range map[int]int{1: 1, 3: 3, 4: 3, 5: 4, 11: 9, 12: 10} {
+		if got := oldLine(d.Files[0], n); got != want {
+			t.Errorf("oldLine(%d) = %d; want %d", n, got, want)
+		}
+	}
+}
+
+func TestForValidatorFile(t *testing.T) {
+	c := testContext(t)
+	fs := []finding.Finding{
+		{Title: "SQL injection", Severity: finding.P0, File: "api/users.go", Line: 17, Confidence: 100, WhyItMatters: "w", Evidence: []string{"e"}},
+		{Title: "Error text leaks", Severity: finding.P2, File: "api/users.go", Line: 21, Confidence: 75, WhyItMatters: "w", Evidence: []string{"e"}},
+	}
+	r := ForValidatorFile(fs, c, usersHead, "v")
+	one := ForValidator(fs[0], c, usersHead, "v")
+	if r.Schema != ValidationsSchema || r.Persona != llm.Validator {
+		t.Errorf("Schema, Persona = %q, %q; want validations, validator", r.Schema, r.Persona)
+	}
+	// The batch shares the per-finding requests' first three messages.
+	for i := range 3 {
+		if r.Messages[i] != one.Messages[i] {
+			t.Errorf("message %d differs from the per-finding request's; want a shared prefix", i+1)
+		}
+	}
+	last := r.Messages[3].Content
+	for _, want := range []string{"### F1", "### F2", "SQL injection", "Error text leaks", "Judge each"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("last message lacks %q", want)
+		}
+	}
+	if final := r.Messages[4].Content; !strings.Contains(final, "each on its own") || strings.Contains(final, "SQL injection") {
+		t.Errorf("final message: want the per-file answer turn and no data")
+	}
+	if strings.Contains(last, `"confidence"`) {
+		t.Errorf("last message carries a confidence; want none")
+	}
+	if FindingID(1) != "F2" {
+		t.Errorf("FindingID(1) = %q; want F2", FindingID(1))
+	}
+}
+
+func TestValidatorRequestFits(t *testing.T) {
+	c := testContext(t)
+	// A big second file makes the whole diff too large for a small budget.
+	big := gen("pkg/big.go", 80, 300)
+	c.Files = append(c.Files, big)
+	f := finding.Finding{Title: "t", Severity: finding.P1, File: "api/users.go", Line: 17, Confidence: 75, WhyItMatters: "w", Evidence: []string{"e"}}
+	own := c
+	own.Files, own.Levels = c.Files[:1], []Level{LevelNone}
+	ownTokens := RequestTokens(ForValidator(f, own, usersHead, "v")) + EstimateTokens(string(prompts.ValidationSchema()))
+
+	r, err := ValidatorRequest([]finding.Finding{f}, c, usersHead, "v", 0, false)
+	if err != nil || !strings.Contains(r.Messages[1].Content, "pkg/big.go") {
+		t.Fatalf("no budget: err %v, whole diff shown %v; want the whole diff", err, err == nil)
+	}
+	r, err = ValidatorRequest([]finding.Finding{f}, c, usersHead, "v", ownTokens, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Messages[1].Content, "pkg/big.go") || !strings.Contains(r.Messages[1].Content, "api/users.go") {
+		t.Errorf("tight budget: want only the finding's file in the diff")
+	}
+	if got := RequestTokens(r); got > ownTokens {
+		t.Errorf("request is %d tokens; want at most %d", got, ownTokens)
+	}
+	if _, err := ValidatorRequest([]finding.Finding{f}, c, usersHead, "v", 500, false); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("budget 500: err = %v; want ErrTooLarge", err)
+	}
+}
+
+func TestFit(t *testing.T) {
+	c := testContext(t)
+	wholeCost := pieceTokens(c, c.Files[0], LevelWhole)
+	noneCost := pieceTokens(c, c.Files[0], LevelNone)
+	if wholeCost <= noneCost {
+		t.Fatalf("context adds nothing: whole %d, none %d", wholeCost, noneCost)
+	}
+	tests := []struct {
+		name   string
+		budget int
+		levels []Level
+		left   int
+	}{
+		{"room for context", 10_000, []Level{LevelWhole, LevelWhole}, 0},
+		{"whole file dropped to its blocks to fit", noneCost + 5, []Level{LevelBlocks, LevelWhole}, 0},
+		{"nothing fits", 0, nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parts, left := Fit(c, tt.budget)
+			var levels []Level
+			for _, p := range parts {
+				levels = append(levels, p.Levels...)
+				used := 0
+				for i, f := range p.Files {
+					used += pieceTokens(c, f, p.Levels[i])
+				}
+				if used > tt.budget {
+					t.Errorf("part uses %d tokens; want at most %d", used, tt.budget)
+				}
+			}
+			if len(left) != tt.left || (tt.levels != nil && !equalLevels(levels, tt.levels)) {
+				t.Errorf("levels %v, left %v; want %v, %d left", levels, left, tt.levels, tt.left)
+			}
+		})
+	}
+}
+
+func equalLevels(a, b []Level) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,78 @@
+package review
+
+import (
+	"context"
+	"sync"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"golang.org/x/sync/errgroup"
+)
+
+// maxContextFiles bounds the head files read for context in one run, so a
+// PR of thousands of files does not cost thousands of reads; files beyond
+// it are reviewed from their diff alone.
+const maxContextFiles = 100
+
+// TreeReader lists the paths of the head tree; truncated is true when the
+// listing is incomplete.
+type TreeReader func(ctx context.Context) (paths []string, truncated bool, err error)
+
+// readContext is the context part of Stage 2 (SPEC 7.3): the head version
+// of each reviewed file (at most maxContextFiles, read in parallel under
+// the concurrency bound, through the run's file cache so the validator
+// never reads one again), and from the head tree the test files of each
+// changed source file (nil when there is no tree). A file that cannot be
+// read gets no context; context helps the review, its absence does not
+// leave code unreviewed. withHeads false reads no head file (the test-file
+// list only).
+func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, tree TreeReader, withHeads bool) (map[string]prompt.Head, map[string][]string) {
+	var paths []string
+	for _, f := range files {
+		if !withHeads {
+			break
+		}
+		// Added files are in the diff whole; deleted and binary files have
+		// no head text to show; only code gets context.
+		if f.Binary || f.NoPatch || f.Status == diff.Deleted || f.Status == diff.Added || len(f.Hunks) == 0 || !prompt.WantsContext(f.Path()) {
+			continue
+		}
+		paths = append(paths, f.Path())
+	}
+	if len(paths) > maxContextFiles {
+		o.logf("scope: head context for the first %d of %d changed files", maxContextFiles, len(paths))
+		paths = paths[:maxContextFiles]
+	}
+	heads := make(map[string]prompt.Head, len(paths))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for _, p := range paths {
+		g.Go(func() error {
+			content, found, err := cache.get(gctx, p)
+			if err != nil {
+				o.logf("scope: head version of %s unreadable (%v); reviewed without context", p, err)
+				return nil
+			}
+			mu.Lock()
+			heads[p] = prompt.Head{Content: content, Found: found}
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+
+	if tree == nil {
+		return heads, nil
+	}
+	listing, truncated, err := tree(ctx)
+	if err != nil || truncated {
+		o.logf("scope: head tree not listed (error %v, truncated %t); the testing persona gets no test-file list", err, truncated)
+		return heads, nil
+	}
+	var changed []string
+	for _, f := range files {
+		changed = append(changed, f.Path())
+	}
+	return heads, prompt.TestFiles(changed, listing)
+}

@@ -1,0 +1,326 @@
+package review_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// calcPR serves a PR that modifies one line in the middle of a long Go
+// file (so the context is its enclosing function, not the whole file) and
+// changes a second, small file; the head tree also holds the first file's
+// test.
+func (e *env) calcPR(t *testing.T) (calcHead string) {
+	t.Helper()
+	var head strings.Builder
+	head.WriteString("package calc\n\n") // 1-2
+	for i := range 300 {                 // 3-302
+		fmt.Fprintf(&head, "func pad%d() int { return %d }\n", i, i)
+	}
+	head.WriteString("\n// Ratio divides a by b.\nfunc Ratio(a, b int) int {\n") // 303-305
+	head.WriteString("\tif b == 0 {\n\t\treturn 0\n\t}\n")                       // 306-308
+	head.WriteString("\treturn a / (b - 1)\n}\n")                                // 309-310
+	calcHead = head.String()
+	d := "diff --git a/pkg/calc/calc.go b/pkg/calc/calc.go\nindex 1111111..2222222 100644\n--- a/pkg/calc/calc.go\n+++ b/pkg/calc/calc.go\n" +
+		"@@ -306,4 +306,4 @@ func Ratio(a, b int) int {\n \tif b == 0 {\n \t\treturn 0\n \t}\n-\treturn a / b\n+\treturn a / (b - 1)\n" +
+		"diff --git a/pkg/calc/doc.go b/pkg/calc/doc.go\nindex 3333333..4444444 100644\n--- a/pkg/calc/doc.go\n+++ b/pkg/calc/doc.go\n" +
+		"@@ -1,2 +1,2 @@\n-// Package calc adds.\n+// Package calc divides.\n package calc\n"
+	e.addPR(t, d, map[string]string{
+		"pkg/calc/calc.go":      calcHead,
+		"pkg/calc/doc.go":       "// Package calc divides.\npackage calc\n",
+		"pkg/calc/calc_test.go": "package calc\n",
+	})
+	return calcHead
+}
+
+func TestContextInPersonaPrompts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.calcPR(t)
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f("Ratio divides by b-1", finding.P1, "pkg/calc/calc.go", 309, 100, func(x *finding.Finding) {
+			x.Evidence = []string{"return a / (b - 1)"}
+		}),
+	}, nil, nil)))
+	o := options()
+	o.Personas = []string{"correctness", "testing"}
+
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	noViolations(t, e.model)
+	reqs := e.model.RequestsFor("testing")
+	if len(reqs) != 1 {
+		t.Fatalf("testing requests: %d; want 1", len(reqs))
+	}
+	shared := reqs[0].Messages[1].Content
+	for _, want := range []string{
+		// The numbered diff.
+		"309 +\treturn a / (b - 1)\n",
+		// The enclosing function with its doc comment, numbered, and not
+		// the 200 functions before it.
+		"File: pkg/calc/calc.go (enclosing blocks of the changes)",
+		"304  // Ratio divides a by b.\n305  func Ratio(a, b int) int {\n",
+		// A small file is shown whole.
+		"File: pkg/calc/doc.go (whole file)",
+		// The test-file list.
+		"pkg/calc/calc.go: pkg/calc/calc_test.go",
+	} {
+		if !strings.Contains(shared, want) {
+			t.Errorf("persona data lacks %q", want)
+		}
+	}
+	if strings.Contains(shared, "func pad10()") {
+		t.Errorf("persona data holds a function the change does not touch")
+	}
+	// Each head file is read once, for context and the validator together.
+	for _, p := range []string{"pkg/calc/calc.go", "pkg/calc/doc.go"} {
+		if n := ghCount(e.gh.Requests(), "GET", "/contents/"+p, headSHA); n != 1 {
+			t.Errorf("%s read %d times; want 1", p, n)
+		}
+	}
+	if res.Coverage.Validated != 1 || len(res.Findings) != 1 {
+		t.Errorf("validated %d, posted %d; want 1, 1", res.Coverage.Validated, len(res.Findings))
+	}
+	// The validator starts with the persona requests' system message and
+	// reads the whole head file, numbered.
+	v := e.model.RequestsFor(llm.Validator)
+	if len(v) != 1 || !strings.HasPrefix(v[0].Messages[0].Content, reqs[0].Messages[0].Content) || !strings.Contains(v[0].Messages[2].Content, "  3  func pad0() int { return 0 }\n") {
+		t.Errorf("validator request does not start with the persona system message and hold the whole head file")
+	}
+}
+
+// TestMaxInputTokensTooSmall: when not even one file fits a request, no
+// call is made, every file is listed as not reviewed with the reason, and
+// the review is incomplete.
+func TestMaxInputTokensTooSmall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.calcPR(t)
+	o := options()
+	o.MaxInputTokens = 2000
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if n := len(e.model.Requests()); n != 0 {
+		t.Errorf("model requests: %d; want 0", n)
+	}
+	var paths []string
+	for _, x := range res.Coverage.NotReviewed {
+		paths = append(paths, x.Path)
+		if !strings.Contains(x.Reason, "max-input-tokens 2000") {
+			t.Errorf("not reviewed %s: reason %q; want max-input-tokens named", x.Path, x.Reason)
+		}
+	}
+	if !slices.Equal(paths, []string{"pkg/calc/calc.go", "pkg/calc/doc.go"}) {
+		t.Errorf("not reviewed: %q; want both files", paths)
+	}
+	if !res.Partial || res.Verdict != review.Degraded {
+		t.Errorf("partial %t verdict %s; want true, degraded", res.Partial, res.Verdict)
+	}
+}
+
+// batchRE finds the findings of a per-file validator request.
+var batchRE = regexp.MustCompile(`### (F\d+)\n\n<<<DATA-[0-9a-f]+\n(\{[\s\S]*?\n\})\n`)
+
+func TestValidatorPerFile(t *testing.T) {
+	t.Parallel()
+	const (
+		tKeep, tLower, tRefute, tForgot, tRaise = "Kept overflow", "Lowered overflow", "Refuted overflow", "Forgotten overflow", "Raised overflow"
+	)
+	e := newEnv(t, nil)
+	e.helpersPR(t, 30, "pkg/a/x.go", "pkg/a/y.go")
+	line := func(n int) func(*finding.Finding) {
+		return func(x *finding.Finding) {
+			x.Evidence = []string{fmt.Sprintf("func helper%d(x int) int { return x*%d + 1 }", n-1, n-1)}
+		}
+	}
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(tKeep, finding.P1, "pkg/a/x.go", 3, 100, line(3)),
+		f(tLower, finding.P1, "pkg/a/x.go", 8, 100, line(8)),
+		f(tRefute, finding.P1, "pkg/a/x.go", 13, 100, line(13)),
+		f(tForgot, finding.P1, "pkg/a/x.go", 18, 100, line(18)),
+		f(tRaise, finding.P2, "pkg/a/y.go", 5, 100, line(5)),
+	}, nil, nil)))
+	var mu sync.Mutex
+	var batches [][]string
+	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		if r.Persona != llm.Validator {
+			return llmtest.OK(llmtest.DefaultContent(r))
+		}
+		if r.SchemaName != "validations" {
+			t.Errorf("validator schema %q; want validations", r.SchemaName)
+		}
+		var titles []string
+		var out []map[string]any
+		for _, m := range batchRE.FindAllStringSubmatch(r.Messages[3].Content, -1) {
+			var x finding.Finding
+			if err := json.Unmarshal([]byte(m[2]), &x); err != nil {
+				t.Errorf("finding %s: %v", m[1], err)
+			}
+			titles = append(titles, x.Title)
+			switch x.Title {
+			case tKeep:
+				out = append(out, map[string]any{"finding": m[1], "validated": true, "reason": "Real."})
+			case tLower:
+				out = append(out, map[string]any{"finding": m[1], "validated": true, "reason": "Real but minor.", "severity": "P3"})
+			case tRefute:
+				out = append(out, map[string]any{"finding": m[1], "validated": false, "reason": "Guarded on line 2."})
+			case tRaise:
+				out = append(out, map[string]any{"finding": m[1], "validated": true, "reason": "Real.", "severity": "P0"})
+			}
+		}
+		mu.Lock()
+		batches = append(batches, titles)
+		mu.Unlock()
+		b, _ := json.Marshal(map[string]any{"verdicts": out})
+		return llmtest.OK(string(b))
+	})
+	o := options()
+	o.Personas, o.ValidatorBatching = []string{"correctness"}, review.ValidatePerFile
+
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	noViolations(t, e.model)
+	if n := len(e.model.RequestsFor(llm.Validator)); n != 2 {
+		t.Errorf("validator calls: %d; want 2 (one per file)", n)
+	}
+	slices.SortFunc(batches, func(a, b []string) int { return len(b) - len(a) })
+	if len(batches) != 2 || len(batches[0]) != 4 || len(batches[1]) != 1 {
+		t.Errorf("batches: %q; want the 4 findings of x.go together and y.go's alone", batches)
+	}
+	got := map[string]finding.Severity{}
+	for _, x := range res.Findings {
+		got[x.Title] = x.Severity
+	}
+	want := map[string]finding.Severity{tKeep: finding.P1, tLower: finding.P3, tRaise: finding.P2}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("posted: %v; want %v (lowered kept lower, raise ignored)", got, want)
+	}
+	if i := slices.IndexFunc(res.Findings, func(x finding.Finding) bool { return x.Title == tLower }); i != len(res.Findings)-1 {
+		t.Errorf("the lowered finding sorts at %d; want last (P3)", i)
+	}
+	reasons := map[string]string{}
+	for _, r := range res.Coverage.Rejections {
+		reasons[r.Title] = r.Reason
+	}
+	if reasons[tRefute] != "Guarded on line 2." || !strings.HasPrefix(reasons[tForgot], "validator failed (no verdict") || len(reasons) != 2 {
+		t.Errorf("rejections: %v; want the refutation and a missing verdict", reasons)
+	}
+}
+
+// timedModel records when each persona call starts and ends.
+type timedModel struct {
+	next  llm.Completer
+	mu    sync.Mutex
+	spans [][2]time.Time
+}
+
+func (m *timedModel) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
+	start := time.Now()
+	resp, err := m.next.Complete(ctx, r)
+	if r.Persona != llm.Validator {
+		m.mu.Lock()
+		m.spans = append(m.spans, [2]time.Time{start, time.Now()})
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestWarmCache: with WarmCache one persona call runs first, alone; the
+// others start after it answered.
+func TestWarmCache(t *testing.T) {
+	t.Parallel()
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) {
+			t.Parallel()
+			var tm *timedModel
+			e := newEnv(t, func(c *llm.Client) llm.Completer {
+				tm = &timedModel{next: c}
+				return tm
+			})
+			e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+				rep := e.verdicts.reply(r)
+				rep.Delay = 30 * time.Millisecond
+				return rep
+			})
+			e.calcPR(t)
+			o := options()
+			o.Personas, o.WarmCache = []string{"correctness", "testing", "maintainability"}, warm
+			if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if len(tm.spans) != 3 {
+				t.Fatalf("persona calls: %d; want 3", len(tm.spans))
+			}
+			slices.SortFunc(tm.spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+			first, rest := tm.spans[0], tm.spans[1:]
+			after := true
+			for _, s := range rest {
+				after = after && !s[0].Before(first[1])
+			}
+			if after != warm {
+				t.Errorf("the other calls start after the first answered: %t; want %t", after, warm)
+			}
+		})
+	}
+}
+
+// TestValidatorPartCut: a validator request resends the diff of its
+// finding's part only while that part is at most a quarter of
+// max-input-tokens; a larger part is cut to the finding's own file.
+func TestValidatorPartCut(t *testing.T) {
+	t.Parallel()
+	files := []string{"pkg/a/one.go", "pkg/a/two.go"}
+	for _, tc := range []struct {
+		name      string
+		lines     int
+		wantOther bool
+	}{
+		{name: "small part: the whole part", lines: 40, wantOther: true},
+		{name: "large part: the finding's file", lines: 150, wantOther: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.helpersPR(t, tc.lines, files...)
+			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+				f("Overflow in helper9", finding.P1, files[0], 9, 100, func(x *finding.Finding) {
+					x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+				}),
+			}, nil, nil)))
+			o := options()
+			// Both files fit one persona call either way.
+			o.Personas, o.MaxInputTokens = []string{"correctness"}, diffBudget(t, 4500, true, "correctness")
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if n := len(e.model.RequestsFor("correctness")); n != 1 {
+				t.Fatalf("persona calls: %d; want 1 (one part)", n)
+			}
+			v := e.model.RequestsFor(llm.Validator)
+			if len(v) != 1 || res.Coverage.Validated != 1 {
+				t.Fatalf("validator calls %d, validated %d; want 1, 1", len(v), res.Coverage.Validated)
+			}
+			if got := strings.Contains(v[0].Messages[1].Content, "diff --git a/"+files[1]+" "); got != tc.wantOther {
+				t.Errorf("validator diff holds the other file: %t; want %t", got, tc.wantOther)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package review
+
+import (
+	"context"
+	"sync"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
+)
+
+// validations is the answer of a per-file validator call (schema
+// "validations").
+type validations struct {
+	Verdicts []fileVerdict `json:"verdicts"`
+}
+
+// fileVerdict is one verdict of it: the finding's id and the validation's
+// own fields (promoted, so the strict decoder knows them all).
+type fileVerdict struct {
+	Finding string `json:"finding"`
+	finding.Validation
+}
+
+// validatePerFile is Stage 5b with validator-batching per-file (SPEC 7.3):
+// one call per file judges every finding of order in it, each answered on
+// its own and matched back by its id (F1, F2, ...). A finding the answer
+// gives no verdict for, or two, fails validation like a malformed answer.
+// The file is read once and sent once: fewer calls and tokens than one
+// call per finding.
+func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
+	// Group by file, keeping the order of the first finding of each.
+	var files []string
+	byFile := map[string][]int{}
+	for _, i := range order {
+		p := gated[i].File
+		if _, ok := byFile[p]; !ok {
+			files = append(files, p)
+		}
+		byFile[p] = append(byFile[p], i)
+	}
+	fail := func(idx []int, reason string) {
+		for _, i := range idx {
+			verdicts[i] = failedVerdict(reason)
+		}
+	}
+	var usageMu sync.Mutex
+	phased(ctx, o.MaxConcurrency, len(files), o.WarmCache, func(gctx context.Context, k int) {
+		file := files[k]
+		content, found, err := contents.get(gctx, file)
+		if err != nil {
+			fail(byFile[file], "validator failed (head file unavailable)")
+			return
+		}
+		var idx []int
+		var fs []finding.Finding
+		for _, i := range byFile[file] {
+			if v := outsideFile(gated[i], content, found); v != nil {
+				verdicts[i] = v
+				continue
+			}
+			idx = append(idx, i)
+			fs = append(fs, gated[i])
+		}
+		if len(fs) == 0 {
+			return
+		}
+		part := partFor(o, pc, parts, fs[0])
+		req, err := prompt.ValidatorRequest(fs, part, content, o.ValidatorModel, o.MaxInputTokens, true)
+		if err != nil {
+			// Too many findings for one request: one call each.
+			o.logf("validate: the %d findings of %s do not fit one request; validating them one by one", len(fs), file)
+			for k, i := range idx {
+				verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(o, pc, parts, fs[k]), content, calls)
+			}
+			return
+		}
+		resp, err := r.ask(gctx, res, &usageMu, req, calls)
+		if err != nil {
+			fail(idx, err.Error())
+			return
+		}
+		var ans validations
+		if err := decodeStrict(resp.JSON, &ans); err != nil {
+			fail(idx, validatorFailure(err))
+			return
+		}
+		got := map[string][]finding.Validation{}
+		for _, v := range ans.Verdicts {
+			got[v.Finding] = append(got[v.Finding], v.Validation)
+		}
+		for k, i := range idx {
+			switch vs := got[prompt.FindingID(k)]; len(vs) {
+			case 1:
+				verdicts[i] = &verdict{Validation: vs[0]}
+			case 0:
+				verdicts[i] = failedVerdict("validator failed (no verdict for this finding)")
+			default:
+				verdicts[i] = failedVerdict("validator failed (two verdicts for this finding)")
+			}
+		}
+	})
+}
