@@ -137,7 +137,20 @@ type costRun struct {
 	prompt, cached              int // tokens, every call
 	personaPrompt               int // tokens, persona calls
 	shape                       promptShape
+	calls                       []callCost // every call, in arrival order
 }
+
+// callCost is what one model call cost: who made it, its prompt tokens
+// (as the fake server counts them) and the cached part.
+type callCost struct {
+	who            string
+	prompt, cached int
+	schema         int   // tokens of the response schema
+	messages       []int // tokens of each message's content
+}
+
+// billed is the call's billed-equivalent input.
+func (c callCost) billed() float64 { return float64(c.prompt-c.cached) + float64(c.cached)/4 }
 
 // billed is the billed-equivalent input: uncached tokens plus cached
 // tokens at a quarter (the discount of the common providers).
@@ -219,6 +232,13 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 	u := res.Coverage.Usage
 	c.prompt, c.cached = u.PromptTokens, u.CachedTokens
 	c.validatorCall = len(m.RequestsFor(llm.Validator))
+	for _, r := range m.Requests() {
+		k := callCost{who: r.Persona, prompt: len(r.Body)/4 + 1, cached: r.CachedTokens, schema: len(r.Schema) / 4}
+		for _, m := range r.Messages {
+			k.messages = append(k.messages, len(m.Content)/4)
+		}
+		c.calls = append(c.calls, k)
+	}
 	return c
 }
 
@@ -249,6 +269,36 @@ func BenchmarkReviewCost(b *testing.B) {
 			b.ReportMetric(float64(c.personaCalls), "persona-calls")
 			b.ReportMetric(float64(c.validatorCall), "validator-calls")
 			b.ReportMetric(float64(wall)/float64(n)/float64(latency), "wall-L")
+		})
+	}
+}
+
+// TestReviewCostBreakdown logs, per configuration, where the billed input
+// of the real PR goes: every call with its prompt, cached and billed
+// tokens, and the persona and validator totals (go test -v -run
+// TestReviewCostBreakdown ./bench/). It checks that the totals add up.
+func TestReviewCostBreakdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reviews the real PR four times")
+	}
+	p := loadRealPR(t)
+	for _, cfg := range costConfigs() {
+		t.Run(cfg.name, func(t *testing.T) {
+			c := runCost(t, p, cfg, 20*time.Millisecond)
+			var persona, validator, sum float64
+			for i, k := range c.calls {
+				t.Logf("call %d %-15s prompt %6d cached %6d billed %8.0f (schema %d, messages %v)", i+1, k.who, k.prompt, k.cached, k.billed(), k.schema, k.messages)
+				if k.who == llm.Validator {
+					validator += k.billed()
+				} else {
+					persona += k.billed()
+				}
+				sum += k.billed()
+			}
+			t.Logf("persona %.0f, validator %.0f, total %.0f billed-equivalent", persona, validator, sum)
+			if int(sum) != int(c.billed()) {
+				t.Errorf("calls add up to %.0f billed, the run's usage to %.0f", sum, c.billed())
+			}
 		})
 	}
 }

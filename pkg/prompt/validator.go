@@ -76,6 +76,8 @@ func ForValidator(f finding.Finding, c Context, headContent string, model string
 // (validator-batching: per-file): ForValidator's first three messages, then
 // every finding of one file, numbered F1..Fn, each to be judged on its own.
 // The answer follows the "validations" schema. fs must all name one file.
+// The per-file stage gives it c cut to that file's part of the diff when
+// the head file was read (review.validatePerFile).
 func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model string) llm.Request {
 	rendered := diff.Render(c.Files)
 	fence := fenceOf(c, rendered)

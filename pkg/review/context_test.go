@@ -197,8 +197,24 @@ func TestValidatorPerFile(t *testing.T) {
 		t.Fatalf("ReviewPR: %v", err)
 	}
 	noViolations(t, e.model)
-	if n := len(e.model.RequestsFor(llm.Validator)); n != 2 {
+	vs := e.model.RequestsFor(llm.Validator)
+	if n := len(vs); n != 2 {
 		t.Errorf("validator calls: %d; want 2 (one per file)", n)
+	}
+	// Each call carries its own file's part of the diff (beside the whole
+	// head file), the PR's title, and the findings last.
+	for _, r := range vs {
+		own, other := "pkg/a/x.go", "pkg/a/y.go"
+		if strings.Contains(r.Messages[2].Content, "File: pkg/a/y.go") {
+			own, other = other, own
+		}
+		pr := r.Messages[1].Content
+		if !strings.Contains(pr, "diff --git a/"+own) || strings.Contains(pr, "diff --git a/"+other) {
+			t.Errorf("validator call for %s: the diff should hold %s's part alone:\n%s", own, own, pr)
+		}
+		if !strings.Contains(pr, "Title: ") || !strings.Contains(r.Messages[2].Content, "The whole head version") || !strings.Contains(r.Messages[3].Content, "### F1") {
+			t.Errorf("validator call for %s: want the title, the whole head file, then the findings", own)
+		}
 	}
 	slices.SortFunc(batches, func(a, b []string) int { return len(b) - len(a) })
 	if len(batches) != 2 || len(batches[0]) != 4 || len(batches[1]) != 1 {

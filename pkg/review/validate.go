@@ -215,10 +215,16 @@ func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Findin
 	if prompt.EstimateTokens(diff.RenderNumbered(c.Files)) <= o.MaxInputTokens/4 {
 		return c
 	}
+	return ownFile(c, f.File)
+}
+
+// ownFile is c cut to the diff of file path alone (title, body, standards
+// and comments kept).
+func ownFile(c prompt.Context, path string) prompt.Context {
 	own := c
 	own.Files, own.Levels = nil, nil
 	for i, df := range c.Files {
-		if df.Path() == f.File {
+		if df.Path() == path {
 			own.Files = append(own.Files, df)
 			if i < len(c.Levels) {
 				own.Levels = append(own.Levels, c.Levels[i])

@@ -25,7 +25,8 @@ type fileVerdict struct {
 // one call per file judges every finding of order in it, each answered on
 // its own and matched back by its id (F1, F2, ...). A finding the answer
 // gives no verdict for, or two, fails validation like a malformed answer.
-// The file is read once and sent once: fewer calls and tokens than one
+// The file is read once and sent once, with its own part of the diff
+// only (when its head version was read): fewer calls and tokens than one
 // call per finding.
 func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
 	// Group by file, keeping the order of the first finding of each.
@@ -64,7 +65,16 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 		if len(fs) == 0 {
 			return
 		}
+		// The head file is sent whole (or its changed blocks), and beside
+		// it the file's own diff: its deleted lines and hunks. The other
+		// files' diff would be resent in every call of the run while
+		// sharing no cached prefix with the persona calls (a findings
+		// and a validations request differ from their first token, the
+		// schema), so a per-file call carries its file's part alone.
 		part := partFor(o, pc, parts, fs[0])
+		if found {
+			part = ownFile(part, file)
+		}
 		req, err := prompt.ValidatorRequest(fs, part, content, o.ValidatorModel, o.MaxInputTokens, true)
 		if err != nil {
 			// Too many findings for one request: one call each.

@@ -72,6 +72,9 @@ type Request struct {
 	// Schema is the response format's schema, raw.
 	Schema   json.RawMessage
 	Messages []llm.Message
+	// CachedTokens is the simulated cached prefix of the request, in
+	// tokens, when the prompt-cache simulation is on (SimulatePromptCache).
+	CachedTokens int
 }
 
 // Server is the fake model endpoint. Its methods are safe for concurrent use.
@@ -367,18 +370,19 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	for _, p := range problems {
-		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", seq, p))
-	}
-	reject := s.rejectSchema && req.ResponseFormat == "json_schema"
 	simulate := s.cache != nil
 	var cached int
 	var text string
 	if simulate {
 		text = req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
 		cached = cachedTokens(s.cache, text)
+		req.CachedTokens = cached
 	}
+	s.requests = append(s.requests, req)
+	for _, p := range problems {
+		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", seq, p))
+	}
+	reject := s.rejectSchema && req.ResponseFormat == "json_schema"
 	s.mu.Unlock()
 
 	var reply Reply

@@ -2,6 +2,7 @@ package llmtest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -236,5 +237,13 @@ func TestSimulatePromptCache(t *testing.T) {
 	_, third := post(t, s.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Reviewer: a\nshort"}]}`)
 	if got := cached(third); got != 0 {
 		t.Errorf("a prefix under 1,024 tokens cached %d; want 0", got)
+	}
+	// Each recorded request carries the cached count it was answered with.
+	var got []int
+	for _, r := range s.Requests() {
+		got = append(got, r.CachedTokens)
+	}
+	if fmt.Sprint(got) != "[0 2944 0]" {
+		t.Errorf("Requests' CachedTokens: %v; want [0 2944 0]", got)
 	}
 }
