@@ -10,24 +10,7 @@ import (
 // rename/copy), "Binary files ... differ" for binary files, ---/+++ and
 // the hunks. Paths are C-quoted where git would quote them. Parse of the
 // result gives the same files. A NoPatch file renders as its header only.
-func Render(files []*File) string {
-	var b strings.Builder
-	size := 0
-	for _, f := range files {
-		size += 128
-		for i := range f.Hunks {
-			size += 32
-			for j := range f.Hunks[i].Lines {
-				size += len(f.Hunks[i].Lines[j].Text) + 2
-			}
-		}
-	}
-	b.Grow(size)
-	for _, f := range files {
-		renderFile(&b, f, false)
-	}
-	return b.String()
-}
+func Render(files []*File) string { return render(files, false) }
 
 // RenderNumbered is Render with the new-side line number in front of every
 // hunk line, so a reader (a model) reads line numbers instead of counting
@@ -41,21 +24,28 @@ func Render(files []*File) string {
 // The column is as wide as the file's largest new-side number; deleted
 // lines (and "\ No newline at end of file") have a blank one. Headers are
 // Render's. The result is for prompts: Parse does not read it back.
-func RenderNumbered(files []*File) string {
-	var b strings.Builder
+func RenderNumbered(files []*File) string { return render(files, true) }
+
+// render sizes the buffer once, then writes every file.
+func render(files []*File, numbered bool) string {
+	perLine := 2
+	if numbered {
+		perLine = 10 // the number column
+	}
 	size := 0
 	for _, f := range files {
 		size += 128
 		for i := range f.Hunks {
 			size += 32
 			for j := range f.Hunks[i].Lines {
-				size += len(f.Hunks[i].Lines[j].Text) + 10
+				size += len(f.Hunks[i].Lines[j].Text) + perLine
 			}
 		}
 	}
+	var b strings.Builder
 	b.Grow(size)
 	for _, f := range files {
-		renderFile(&b, f, true)
+		renderFile(&b, f, numbered)
 	}
 	return b.String()
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -285,10 +284,7 @@ func (s *Server) editReviewComment(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	c.Body = body
-	c.Edits++
-	c.UpdatedAt = c.CreatedAt.Add(time.Duration(c.Edits) * time.Minute)
-	cp := *c
+	cp := c.edit(body)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, s.reviewCommentJSON(r, n, cp))
 }

@@ -856,12 +856,18 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	cp := c.edit(body)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, s.commentJSON(r, n, cp))
+}
+
+// edit replaces the body as GitHub does (one more edit, a later
+// updated_at) and returns a copy. Call with mu held.
+func (c *Comment) edit(body string) Comment {
 	c.Body = body
 	c.Edits++
 	c.UpdatedAt = c.CreatedAt.Add(time.Duration(c.Edits) * time.Minute)
-	cp := *c
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.commentJSON(r, n, cp))
+	return *c
 }
 
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
