@@ -134,13 +134,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
 		}
+		skipped := 0
 		for _, part := range parts[keep:] {
 			for _, f := range part.Files {
 				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
-		}
-		skipped := 0
-		for _, part := range parts[keep:] {
 			skipped += len(part.Files)
 		}
 		if skipped > 0 {

@@ -19,8 +19,8 @@ import (
 // validate is Stage 5b: one independent call per finding (or, with
 // validator-batching per-file, one per file judging each of its findings
 // on its own), most severe first within the budget, each finding's head
-// file read once per run (head is the run's cached reader, which the
-// context stage filled). parts are the parts of the diff the personas
+// file read once per run (head must be the run's cached reader, which the
+// context stage filled: validate adds no cache of its own). parts are the parts of the diff the personas
 // reviewed: a finding's validator sees the diff of its part. See
 // prompt.ForValidator for what a request holds. It returns the confirmed
 // findings, and apart the findings that got no verdict (over the budget,
@@ -28,7 +28,6 @@ import (
 // Both kinds of drop are recorded in Coverage, and a finding without a
 // verdict makes the review incomplete.
 func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
-	contents := newFileCache(head)
 	res.Coverage.ValidatorRan = true
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
@@ -55,9 +54,9 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 
 	verdicts := make([]*verdict, len(gated))
 	if o.ValidatorBatching == ValidatePerFile {
-		r.validatePerFile(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
+		r.validatePerFile(ctx, o, res, gated, order, parts, pc, head, calls, verdicts)
 	} else {
-		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, contents, calls, verdicts)
+		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, head, calls, verdicts)
 	}
 
 	unconfirmed := 0
@@ -95,12 +94,12 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 }
 
 // validatePerFinding makes one validator call per finding of order.
-func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
+func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget, verdicts []*verdict) {
 	var usageMu sync.Mutex
 	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
 		i := order[k]
 		f := gated[i]
-		content, found, err := contents.get(ctx, f.File)
+		content, found, err := head(ctx, f.File)
 		if err != nil {
 			verdicts[i] = failedVerdict("validator failed (head file unavailable)")
 			return

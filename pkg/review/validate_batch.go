@@ -28,7 +28,7 @@ type fileVerdict struct {
 // The file is read once and sent once, with its own part of the diff
 // only (when its head version was read): fewer calls and tokens than one
 // call per finding.
-func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, contents *fileCache, calls *callBudget, verdicts []*verdict) {
+func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget, verdicts []*verdict) {
 	// Group by file, keeping the order of the first finding of each.
 	var files []string
 	byFile := map[string][]int{}
@@ -47,7 +47,7 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 	var usageMu sync.Mutex
 	phased(ctx, o.MaxConcurrency, len(files), o.WarmCache, func(gctx context.Context, k int) {
 		file := files[k]
-		content, found, err := contents.get(gctx, file)
+		content, found, err := head(gctx, file)
 		if err != nil {
 			fail(byFile[file], "validator failed (head file unavailable)")
 			return
