@@ -379,3 +379,34 @@ func correctnessPrompt(t *testing.T, d string) string {
 	}
 	return b.String()
 }
+
+// Green means reviewed: GitHub gives no patch for a text change too large
+// to show (the files endpoint omits `patch`). Its lines reach no persona,
+// so the review is incomplete, never success, and says which file.
+func TestGatePatchlessTextChangeIsIncomplete(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.gh.Inject(githubtest.DiffTooLarge())
+	s.gh.SetFiles(pr.Number, []githubtest.File{
+		{Filename: sumPath, Status: "added", Additions: 10, Patch: sumDiff[strings.Index(sumDiff, "@@"):]},
+		{Filename: "auth/huge_table.go", Status: "added", Additions: 40_000}, // no patch: too large to show
+		{Filename: "assets/logo.png", Status: "added"},                       // binary: no lines, no patch
+	})
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(nil)
+
+	if r.exit != 1 {
+		t.Errorf("exit code %d; want 1 (incomplete fails by default)%s", r.exit, r.logs())
+	}
+	wantOutputs(t, r, map[string]string{"verdict": "degraded", "conclusion": "failure"})
+	if got := checkConclusions(s, pr.HeadSHA); len(got) != 1 || got[0] != "failure" {
+		t.Errorf("check runs on the head: %q; want one failure", got)
+	}
+	cs := reportComments(s.gh, pr.Number)
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "auth/huge_table.go") || !strings.Contains(cs[0].Body, "Review incomplete") {
+		t.Errorf("the report does not say the patchless file was not reviewed")
+	}
+}

@@ -62,14 +62,7 @@ func (c *Client) Compare(ctx context.Context, owner, repo, base, head string) (C
 		out.Commits = append(out.Commits, rc.GetSHA())
 	}
 	for _, f := range cc.Files {
-		out.Files = append(out.Files, ChangedFile{
-			Path:         f.GetFilename(),
-			PreviousPath: f.GetPreviousFilename(),
-			Status:       f.GetStatus(),
-			Patch:        f.GetPatch(),
-			Additions:    f.GetAdditions(),
-			Deletions:    f.GetDeletions(),
-		})
+		out.Files = append(out.Files, changedFile(f))
 	}
 	out.Truncated = len(out.Files) >= MaxCompareFiles || len(out.Commits) < out.TotalCommits
 	return out, nil

@@ -174,6 +174,26 @@ type ChangedFile struct {
 	Additions, Deletions              int
 }
 
+// changedFile is one entry of the files endpoint or of a comparison.
+func changedFile(f *gh.CommitFile) ChangedFile {
+	return ChangedFile{
+		Path:         f.GetFilename(),
+		PreviousPath: f.GetPreviousFilename(),
+		Status:       f.GetStatus(),
+		Patch:        f.GetPatch(),
+		Additions:    f.GetAdditions(),
+		Deletions:    f.GetDeletions(),
+	}
+}
+
+// Unseen reports whether the file's change holds text lines GitHub gives
+// no patch for (a diff too large to show): it counts additions or
+// deletions but has no patch. Binary files count none; a removed file's
+// lines are deleted, not changed code.
+func (f ChangedFile) Unseen() bool {
+	return f.Patch == "" && f.Status != "removed" && f.Additions+f.Deletions > 0
+}
+
 // DiffSource is a PR's changes: the unified diff, or, when GitHub refuses
 // the diff (HTTP 406: too many files or lines), the files endpoint's list.
 type DiffSource struct {
@@ -220,14 +240,7 @@ func (c *Client) files(ctx context.Context, owner, repo string, n int) (DiffSour
 				src.Truncated = true
 				break
 			}
-			src.Files = append(src.Files, ChangedFile{
-				Path:         f.GetFilename(),
-				PreviousPath: f.GetPreviousFilename(),
-				Status:       f.GetStatus(),
-				Patch:        f.GetPatch(),
-				Additions:    f.GetAdditions(),
-				Deletions:    f.GetDeletions(),
-			})
+			src.Files = append(src.Files, changedFile(f))
 		}
 		if resp.NextPage == 0 || len(src.Files) >= MaxFiles {
 			src.Truncated = src.Truncated || resp.NextPage != 0

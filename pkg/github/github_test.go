@@ -787,3 +787,21 @@ func TestStalledServerCannotHang(t *testing.T) {
 		t.Fatal("PullRequest still waiting on a stalled body after a minute: no overall deadline")
 	}
 }
+
+func TestChangedFileUnseen(t *testing.T) {
+	for _, tt := range []struct {
+		f    github.ChangedFile
+		want bool
+	}{
+		{github.ChangedFile{Path: "a.go", Status: "modified", Patch: "@@ -1 +1 @@\n-a\n+b", Additions: 1, Deletions: 1}, false},
+		{github.ChangedFile{Path: "big.go", Status: "added", Additions: 40000}, true},
+		{github.ChangedFile{Path: "big.go", Status: "modified", Deletions: 3}, true},
+		{github.ChangedFile{Path: "logo.png", Status: "added"}, false},
+		{github.ChangedFile{Path: "old.go", Status: "removed", Deletions: 900}, false},
+		{github.ChangedFile{Path: "new.go", PreviousPath: "old.go", Status: "renamed"}, false},
+	} {
+		if got := tt.f.Unseen(); got != tt.want {
+			t.Errorf("%+v.Unseen() = %v; want %v", tt.f, got, tt.want)
+		}
+	}
+}

@@ -69,6 +69,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if err != nil {
 		return res, pr, fmt.Errorf("scope: %w", err)
 	}
+	markUnseen(&res, src.Files)
 	var truncated []Excluded
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
@@ -192,9 +193,14 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 		}
 		return d, nil
 	}
+	return filesDiff(src.Files)
+}
+
+// filesDiff parses the files endpoint's (or a comparison's) entries into one
+// diff; ParsePatch maps their status words and paths.
+func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 	d := &diff.Diff{}
-	for _, cf := range src.Files {
-		// ParsePatch maps the files endpoint's status words and paths.
+	for _, cf := range files {
 		f, err := diff.ParsePatch(cf.PreviousPath, cf.Path, diff.Status(cf.Status), cf.Patch)
 		if err != nil {
 			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
@@ -202,6 +208,22 @@ func parseSource(src github.DiffSource) (*diff.Diff, error) {
 		d.Files = append(d.Files, f)
 	}
 	return d, nil
+}
+
+// markUnseen makes the review incomplete for every changed text file GitHub
+// gave no patch for: scope lists it as "no patch", but its lines reached
+// no persona, so the review cannot be green.
+func markUnseen(res *Result, files []github.ChangedFile) {
+	var unseen []string
+	for _, cf := range files {
+		if cf.Unseen() {
+			unseen = append(unseen, cf.Path)
+		}
+	}
+	if len(unseen) > 0 {
+		res.incomplete("%s changed but not reviewed: GitHub gives no patch for %s (too large to show): %s",
+			plural(len(unseen), "file", "files"), map[bool]string{true: "it", false: "them"}[len(unseen) == 1], strings.Join(unseen, ", "))
+	}
 }
 
 // commitCount renders "1 commit", "3 commits", or "the new commits".

@@ -154,10 +154,13 @@ func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, head 
 		inPR[f.Path()] = f
 	}
 	p := &carryPlan{delta: &diff.Diff{}}
-	for _, cf := range cmp.Files {
-		f, err := diff.ParsePatch(cf.PreviousPath, cf.Path, diff.Status(cf.Status), cf.Patch)
-		if err != nil {
-			return whole("the compare API's patch of %s does not parse (%v)", cf.Path, err)
+	changed, err := filesDiff(cmp.Files)
+	if err != nil {
+		return whole("the compare API's %v", err)
+	}
+	for i, f := range changed.Files {
+		if cmp.Files[i].Unseen() {
+			return whole("the compare API gives no patch for %s (too large to show)", f.Path())
 		}
 		old := f.OldPath
 		if old == "" {
