@@ -449,7 +449,8 @@ func (a *anchorer) inHead(f *diff.File, n int) bool {
 }
 
 // anchor checks f's evidence against df and snaps f.Line. It reports false
-// when f must be dropped as unanchored; otherwise it also returns the lines
+// when f must be dropped as unanchored (its code quotes occur nowhere in the
+// head file: without a head file nothing is dropped); otherwise it also returns the lines
 // f's evidence quotes: for each code quote (or prose equal to a whole line)
 // that matched, its occurrence nearest the final line (sorted, no repeats).
 func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
@@ -507,7 +508,12 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
 		}
 	}
 	if len(hits) == 0 {
-		return !anyCode, nil
+		// A code quote found nowhere is dropped only where code can prove
+		// it: in the head file. Without one (unreadable, or a local tree
+		// that moved on) the diff shows too little to refute a quote of
+		// unchanged code, so the finding stays for the validator to judge.
+		_, haveHead := a.headLines[df]
+		return !anyCode || !haveHead, nil
 	}
 	onQuote := slices.ContainsFunc(hits, func(h hit) bool {
 		return slices.ContainsFunc(h.at, func(l searchLine) bool { return l.no <= f.Line && f.Line <= l.no+h.span })

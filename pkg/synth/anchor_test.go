@@ -57,8 +57,11 @@ func TestAnchor(t *testing.T) {
 		{"ambiguous quote prefers the changed occurrence", 47, []string{`http.Error(w, err.Error(), http.StatusInternalServerError)`}, 49, 0},
 		{"line already on one of two quotes stays", 40, []string{"handler.go:49: rows.Scan(&n)", "handler.go:40: rows, err := h.db.Query(\"SELECT name FROM users\")"}, 40, 49},
 		{"first matching quote decides the snap", 10, []string{"handler.go:49: rows.Scan(&n)", "handler.go:40: rows, err := h.db.Query(\"SELECT name FROM users\")"}, 49, 0},
-		{"context outside every hunk needs the head file", 44, []string{"handler.go:45: defer rows.Close()"}, 45, dropped},
-		{"invented code is dropped", 19, []string{`handler.go:19: db.Query(fmt.Sprintf("SELECT * FROM users WHERE id=%s", id))`}, dropped, 0},
+		// Without the head file a quote of unchanged code cannot be refuted:
+		// the finding stays where it is, for the validator (green means
+		// reviewed: an unreadable head never drops a finding silently).
+		{"context outside every hunk needs the head file", 44, []string{"handler.go:45: defer rows.Close()"}, 45, 44},
+		{"invented code is dropped (only the head file can prove it)", 19, []string{`handler.go:19: db.Query(fmt.Sprintf("SELECT * FROM users WHERE id=%s", id))`}, dropped, 19},
 		{"one real quote among invented ones anchors", 22, []string{`db.Query(fmt.Sprintf("SELECT * WHERE id=%s", id))`, `row := h.db.QueryRow("SELECT name, email FROM users WHERE id = '" + id + "'")`}, 19, 0},
 		{"prose only is kept where it is", 18, []string{"The log line writes the caller's bearer token to the service logs."}, 18, 0},
 		{"location only is kept where it is", 18, []string{"handler.go:18", "handler.go lines 18-19"}, 18, 0},
