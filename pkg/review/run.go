@@ -209,6 +209,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		c.Fence = o.Fence
 		posted = r.carry(ctx, o, res, posted, in.carry, c, head, calls)
 	}
+	if err := calls.halted(); err != nil {
+		// The validator's model refused the run (SPEC 7.1): it stops
+		// here, as a refusal of the personas' model does, and posts no
+		// finding of a validation it did not finish.
+		return r.refused(o, res, res.Coverage.Personas, err)
+	}
 	synth.Number(posted)
 	res.Findings = posted
 	res.Verdict = DecideVerdict(*res)
@@ -266,7 +272,7 @@ func (r *Reviewer) refused(o Options, res *Result, runs []PersonaRun, err error)
 	res.Coverage.Personas = runs
 	res.AllFailed, res.Verdict = true, Degraded
 	res.Failure = "the model endpoint refused the run: " + err.Error()
-	res.incomplete("no persona reviewed the diff: %s", res.Failure)
+	res.incomplete("%s", res.Failure)
 	o.logf("dispatch: %s; no further model call was made", res.Failure)
 	return fmt.Errorf("dispatch: %w: %w", ErrModelRefused, err)
 }

@@ -177,7 +177,10 @@ func failedVerdict(reason string) *verdict {
 
 // outsideFile settles without a model call a finding whose line is past
 // the end of its head file (step 1 of synthesis cannot check that for a
-// modified file); nil when the line is inside.
+// modified file); nil when the line is inside. A head file that is not
+// found (a local review without --dir, an eval case without head/) is
+// judged from the diff: the CLI names such files; a PR's head always has
+// the files its diff changes.
 func outsideFile(f finding.Finding, content string, found bool) *verdict {
 	if n := lineCount(content); found && f.Line > n {
 		return &verdict{Validation: finding.Validation{Reason: fmt.Sprintf("line outside file: the head version has %d lines", n)}}
