@@ -98,6 +98,11 @@ func TestGateBudgetLeftFilesIsIncomplete(t *testing.T) {
 			if cs := reportComments(s.gh, pr.Number); len(cs) != 1 || !strings.Contains(cs[0].Body, "Review incomplete") {
 				t.Errorf("report comments %d; want 1 saying Review incomplete", len(cs))
 			}
+			// Code scanning closes alerts an upload leaves out: an
+			// incomplete review writes no SARIF log.
+			if got := r.outputs["sarif-path"]; got != "" {
+				t.Errorf("sarif-path = %q; want none for an incomplete review", got)
+			}
 		})
 	}
 }
@@ -110,8 +115,12 @@ func TestGateNewHeadIsReviewedNotCarried(t *testing.T) {
 	pr := s.addPR(githubtest.PR{})
 	s.answers(nil)
 	s.event("pull_request", "pull_request.opened", pr)
-	if first := s.run(nil); first.exit != 0 || first.outputs["conclusion"] != "success" {
+	first := s.run(nil)
+	if first.exit != 0 || first.outputs["conclusion"] != "success" {
 		t.Fatalf("first run: exit %d conclusion %q; want 0 success%s", first.exit, first.outputs["conclusion"], first.logs())
+	}
+	if first.outputs["sarif-path"] == "" {
+		t.Error("a complete review wrote no SARIF log")
 	}
 	calls := len(s.model.Requests())
 

@@ -41,7 +41,7 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 	}
 	plan := inline.Build(inline.Input{
 		Findings: res.Findings, Files: res.Files, HeadSHA: res.HeadSHA, BotLogin: p.bot,
-		Existing: existing, Complete: !res.Partial && !res.AllFailed && res.Verdict != review.Degraded,
+		Existing: existing, Complete: res.Complete(),
 		Render: ro,
 	})
 	for n, u := range plan.Kept {

@@ -15,12 +15,17 @@ import (
 const SARIFFile = "anchor-review.sarif"
 
 // writeSARIF writes the posted findings as SARIF 2.1.0 for the sarif-path
-// output and returns the path, or "" when there is nothing reviewed to
-// describe: report-only mode (nothing posted), a skip, or a review that
-// could not run. An empty log would read as "no problems" and close every
-// code-scanning alert, so it is written only for a review that ran.
+// output and returns the path, or "" when there is no complete review to
+// describe: report-only mode (nothing posted), a skip, or an incomplete
+// review. Code scanning closes every alert an upload leaves out, so a log
+// of a review that missed files or personas would close alerts nobody
+// re-checked: it is written only for a complete review.
 func writeSARIF(dir string, mode string, res review.Result, secrets []string, logf func(string, ...any)) string {
-	if mode != ModeComment || res.Skipped || res.AllFailed {
+	if mode != ModeComment || res.Skipped {
+		return ""
+	}
+	if !res.Complete() {
+		logf("anchor-review: no SARIF log: the review was incomplete, and an upload would close alerts it did not re-check")
 		return ""
 	}
 	if dir == "" {
@@ -30,10 +35,7 @@ func writeSARIF(dir string, mode string, res review.Result, secrets []string, lo
 	for _, f := range res.Findings {
 		fps[f.Number] = inline.FingerprintOf(f, res.Files)
 	}
-	o := sarif.Options{Fingerprints: fps, Complete: !res.Partial && res.Verdict != review.Degraded, Secrets: secrets}
-	if !o.Complete {
-		o.Note = "the review was incomplete (see the report's Coverage): findings may be missing"
-	}
+	o := sarif.Options{Fingerprints: fps, Complete: true, Secrets: secrets}
 	b, err := sarif.Marshal(res.Findings, o)
 	if err != nil {
 		logf("anchor-review: cannot encode the SARIF log: %v", err)

@@ -114,6 +114,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		res.Findings = r.carry(ctx, o, &res, nil, plan, prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, newFileCache(heads).get, calls)
 		synth.Number(res.Findings)
 		res.Verdict = DecideVerdict(res)
+		res.Files = prDiff.Files
 		res.Coverage.Usage.Wall = time.Since(start)
 		return res, pr, nil
 	}
@@ -138,6 +139,12 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		return r.GitHub.Tree(ctx, o.Owner, o.Repo, info.HeadSHA)
 	}
 	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree, carry: plan})
+	if plan != nil {
+		// Inline comments and SARIF fingerprints place findings on the
+		// PR's diff, not on the delta: a carried finding on a line the
+		// new commits left alone keeps its line text and its identity.
+		res.Files = prDiff.Files
+	}
 	res.Coverage.Usage.Wall = time.Since(start)
 	return res, pr, err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -129,6 +130,13 @@ func TestIncrementalReview(t *testing.T) {
 	want := []string{tUntouched + "@a.go:52", tNear + "@a.go:33", tNew + "@a.go:31", tOtherFile + "@b.go:7"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("findings = %v\nwant       %v", got, want)
+	}
+	// Inline comments and SARIF place carried findings on the PR's diff:
+	// every posted finding's file is among res.Files, not only the delta's.
+	for _, f := range res.Findings {
+		if !slices.ContainsFunc(res.Files, func(df *diff.File) bool { return df.Path() == f.File }) {
+			t.Errorf("%s: its file %s is not in res.Files (the PR's diff)", f.Title, f.File)
+		}
 	}
 	for _, f := range res.Findings {
 		carried := f.Title != tNew

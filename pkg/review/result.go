@@ -77,9 +77,10 @@ type Result struct {
 	// report and the check run. It may quote untrusted text: sanitize it.
 	Failure string `json:"failure,omitempty"`
 
-	// Files are the reviewed files of the parsed diff (after scope): the
-	// inline stage checks comment lines and suggestions against them. Not
-	// serialized: report-path carries findings, not the diff.
+	// Files are the files of the PR's diff (after scope for a whole-PR
+	// review; the whole PR diff, not the delta, for an incremental one):
+	// the inline stage checks comment lines and suggestions against them.
+	// Not serialized: report-path carries findings, not the diff.
 	Files []*diff.File `json:"-"`
 }
 
@@ -193,3 +194,8 @@ func (r *Result) incomplete(format string, args ...any) {
 // MarkIncomplete records, from outside the orchestrator (the Action when a
 // review could not run), one thing the review did not do.
 func (r *Result) MarkIncomplete(reason string) { r.incomplete("%s", reason) }
+
+// Complete reports whether the review was COMPLETE (SPEC 7.1): nothing left
+// undone, and it ran. Only a complete review may resolve what an earlier
+// one found (inline comments, code-scanning alerts).
+func (r Result) Complete() bool { return !r.Partial && !r.AllFailed && r.Verdict != Degraded }
