@@ -179,6 +179,8 @@ func TestCommentScanner(t *testing.T) {
 	}{
 		{langGo, []string{"// Doc.", "func F() {", "/* a", "b", "*/", "x := 1 /* c */", "", "\t* item"}, []bool{true, false, true, true, true, false, true, true}},
 		{langPython, []string{`"""One line."""`, "def f():", `    """Start.`, "    body text", `    """`, "    return 1", "# c", "x = 1  # c"}, []bool{true, false, true, true, true, false, true, false}},
+		// A triple-quoted string in a statement holds code, not a docstring.
+		{langPython, []string{`q = """`, "SELECT * FROM users WHERE name = '%s'", `""" % name`, "cur.execute(q)"}, []bool{false, false, false, false}},
 		{langC, []string{"#include <stdio.h>", "// c", "int x;"}, []bool{false, true, false}},
 		{langHash, []string{"# c", "run: make", "//x"}, []bool{true, false, false}},
 		{langSQL, []string{"-- c", "SELECT 1;"}, []bool{true, false}},

@@ -56,23 +56,33 @@ func langOf(lowerPath, base string) lang {
 type commentScanner struct {
 	lang    lang
 	inBlock bool // inside /* ... */
-	inDoc   bool // inside a Python triple-quoted string
+	inDoc   bool // inside a Python docstring (a statement that is only a string)
+	// inString: inside a triple-quoted string a code line opened
+	// (q = """ ...): its lines are code.
+	inString bool
 }
 
 // nonCode reports whether text (one line of a hunk, in order) is not code.
 func (c *commentScanner) nonCode(text string) bool {
 	t := strings.TrimSpace(text)
 	if c.lang == langPython {
-		n := strings.Count(t, `"""`) + strings.Count(t, `'''`)
-		doc := c.inDoc || strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`) ||
-			strings.HasPrefix(t, `r"""`) || strings.HasPrefix(t, `f"""`)
-		if n%2 == 1 {
-			c.inDoc = !c.inDoc
-		}
-		if doc || t == "" || strings.HasPrefix(t, "#") {
+		odd := (strings.Count(t, `"""`)+strings.Count(t, `'''`))%2 == 1
+		switch {
+		case c.inString:
+			// Inside a triple-quoted string a statement opened (q = """):
+			// its lines are code (SQL, templates), up to the closing quotes.
+			c.inString = !odd
+			return false
+		case c.inDoc:
+			c.inDoc = !odd
+			return true
+		case strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`) || strings.HasPrefix(t, `r"""`):
+			// A docstring: a statement that is only a string.
+			c.inDoc = odd
 			return true
 		}
-		return false
+		c.inString = odd
+		return t == "" || strings.HasPrefix(t, "#")
 	}
 	if c.inBlock {
 		if i := strings.Index(t, "*/"); i >= 0 {
