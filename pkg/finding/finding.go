@@ -117,13 +117,7 @@ type Finding struct {
 // a later run can recognise it after the code around it moved: 16 hex
 // digits of a SHA-256 over the file and the title's words, lower-cased.
 func Fingerprint(f Finding) string {
-	var words []string
-	for w := range strings.FieldsFuncSeq(strings.ToLower(f.Title), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		words = append(words, w)
-	}
-	sum := sha256.Sum256([]byte(f.File + "\x00" + strings.Join(words, " ")))
+	sum := sha256.Sum256([]byte(f.File + "\x00" + NormalizeTitle(f.Title)))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -151,4 +145,26 @@ type Validation struct {
 	// Severity, when set, is the severity the validator says the finding
 	// deserves; the pipeline keeps the lower of it and the finding's own.
 	Severity Severity `json:"severity,omitempty"`
+}
+
+// NormalizeTitle is a title as deduplication, the meta fingerprint and the
+// inline fingerprint compare it: lower-case,
+// every run of characters other than letters and digits turned into one
+// space, trimmed. "Nil-pointer  deref!" and "nil pointer deref" are equal.
+func NormalizeTitle(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		space = true
+	}
+	return b.String()
 }

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/anchor-review/anchor-review/pkg/synth"
+	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
 // markerPrefix starts the first line of every inline comment anchor-review
@@ -24,7 +24,7 @@ var markerRe = regexp.MustCompile(`^<!-- anchor-review:inline fp=([0-9a-f]{16})(
 // 16 hex digits (64 bits) of SHA-256.
 func Fingerprint(file, title, lineText string) string {
 	h := sha256.New()
-	for _, part := range []string{file, synth.NormalizeTitle(title), strings.TrimSpace(lineText)} {
+	for _, part := range []string{file, finding.NormalizeTitle(title), strings.TrimSpace(lineText)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
@@ -41,26 +40,9 @@ func merge(cluster []finding.Finding) group {
 	return group{f: f, members: members}
 }
 
-// normalizeTitle is the title as deduplication compares it: lower-case,
-// every run of characters other than letters and digits turned into one
-// space, trimmed. "Nil-pointer  deref!" and "nil pointer deref" are equal.
-func normalizeTitle(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		space = true
-	}
-	return b.String()
-}
+// normalizeTitle is finding.NormalizeTitle: the title as deduplication
+// compares it.
+func normalizeTitle(s string) string { return finding.NormalizeTitle(s) }
 
 // promote is step 3: a finding two or more distinct personas reported goes up
 // one anchor step. Promoted marks the ones whose anchor actually rose (100
@@ -178,8 +160,3 @@ func Number(fs []finding.Finding) {
 		fs[i].Number = i + 1
 	}
 }
-
-// NormalizeTitle is the title as deduplication compares it (see
-// normalizeTitle); the inline stage's fingerprints use the same form, so a
-// reworded-only-in-case-or-punctuation title keeps its fingerprint.
-func NormalizeTitle(s string) string { return normalizeTitle(s) }
