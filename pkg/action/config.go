@@ -49,9 +49,8 @@ const (
 	DefaultMaxValidations = 15
 	DefaultMaxConcurrency = 8
 	DefaultMaxLLMCalls    = 60
-	// DefaultMaxInputTokens bounds one whole model request (review.
-	// DefaultMaxInputTokens).
-	DefaultMaxInputTokens    = 64000
+	// DefaultMaxInputTokens bounds one whole model request.
+	DefaultMaxInputTokens    = review.DefaultMaxInputTokens
 	DefaultValidatorBatching = review.ValidatePerFinding
 	DefaultBotLogin          = "github-actions[bot]"
 	DefaultAPIURL            = "https://api.github.com/"
@@ -68,9 +67,9 @@ const (
 const (
 	// OnNewCommitsReview reviews the commits pushed since the last report
 	// (an incremental re-review; the default).
-	OnNewCommitsReview = "review"
+	OnNewCommitsReview = review.OnNewCommitsReview
 	// OnNewCommitsSkip skips them, and the new head's check is never green.
-	OnNewCommitsSkip = "skip"
+	OnNewCommitsSkip = review.OnNewCommitsSkip
 	// DefaultOnNewCommits is the input's default.
 	DefaultOnNewCommits = OnNewCommitsReview
 )

@@ -168,11 +168,11 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 		return err
 	}
 	rc.Config, rc.Settings = eff, settings
+	// Every setting comes from the effective configuration, through the
+	// one mapping ReviewOptions; the run's own fields stay as they are.
 	ro := eff.ReviewOptions()
-	o.Mode, o.Validate, o.Exclude, o.Personas = ro.Mode, ro.Validate, ro.Exclude, ro.Personas
-	o.Model, o.StrongModel, o.ValidatorModel = ro.Model, ro.StrongModel, ro.ValidatorModel
-	o.MaxValidations, o.MaxConcurrency, o.MaxLLMCalls = ro.MaxValidations, ro.MaxConcurrency, ro.MaxLLMCalls
-	o.Incomplete, o.OnNewCommits = ro.Incomplete, ro.OnNewCommits
-	o.MaxInputTokens, o.ValidatorBatching, o.WarmCache = ro.MaxInputTokens, ro.ValidatorBatching, ro.WarmCache
+	ro.Owner, ro.Repo, ro.PR, ro.Rerun = o.Owner, o.Repo, o.PR, o.Rerun
+	ro.Fence, ro.Logf, ro.PrecheckOnly, ro.Configure = o.Fence, o.Logf, o.PrecheckOnly, o.Configure
+	*o = ro
 	return nil
 }
