@@ -137,6 +137,8 @@ type verdictLine struct {
 	Line      int    `json:"line"`
 	Validated *bool  `json:"validated"`
 	Reason    string `json:"reason"`
+	// Severity is the validator's lower severity, when it gave one.
+	Severity finding.Severity `json:"severity,omitempty"`
 }
 
 // VerdictKey keys a validator verdict: "file:line", the Label pkg/prompt
@@ -163,7 +165,10 @@ func parseVerdicts(b []byte) (map[string]finding.Validation, error) {
 		if _, dup := out[k]; dup {
 			return nil, fmt.Errorf(":%d: a second verdict for %s", n, k)
 		}
-		out[k] = finding.Validation{Validated: *v.Validated, Reason: v.Reason}
+		if v.Severity != "" && !v.Severity.Valid() {
+			return nil, fmt.Errorf(":%d: severity %q is not P0..P3", n, v.Severity)
+		}
+		out[k] = finding.Validation{Validated: *v.Validated, Reason: v.Reason, Severity: v.Severity}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf(": %w", err)
@@ -301,7 +306,7 @@ func (r *Recorder) SaveVerdict(c Case, file string, line int, v finding.Validati
 	}
 	r.keys[key] = true
 	ok := v.Validated
-	b, err := json.Marshal(verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason})
+	b, err := json.Marshal(verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
 	if err != nil {
 		return fmt.Errorf("eval: record: %w", err)
 	}

@@ -238,12 +238,15 @@ func verify(ctx context.Context, it PoolItem, cases map[string]Case, p *Pool, mo
 	if err != nil {
 		return finding.Validation{}, err
 	}
+	// The validation schema's fields, severity included (the validator may
+	// lower it): an answer the schema accepts is never counted as failed.
 	var v struct {
-		Validated *bool  `json:"validated"`
-		Reason    string `json:"reason"`
+		Validated *bool            `json:"validated"`
+		Reason    string           `json:"reason"`
+		Severity  finding.Severity `json:"severity"`
 	}
 	if err := decodeStrict(resp.JSON, &v); err != nil || v.Validated == nil {
 		return finding.Validation{}, fmt.Errorf("%w: validator answer %s", ErrMalformed, resp.JSON)
 	}
-	return finding.Validation{Validated: *v.Validated, Reason: v.Reason}, nil
+	return finding.Validation{Validated: *v.Validated, Reason: v.Reason, Severity: v.Severity}, nil
 }

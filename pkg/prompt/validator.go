@@ -358,7 +358,7 @@ func modelFacingJSON(f finding.Finding) string {
 	if err := json.Unmarshal(b, &m); err != nil {
 		panic("prompt: decode finding: " + err.Error())
 	}
-	for _, k := range []string{"confidence", "reviewers", "number", "promoted", "validation"} {
+	for _, k := range []string{"confidence", "reviewers", "number", "promoted", "validation", "found_on"} {
 		delete(m, k)
 	}
 	out, err := json.MarshalIndent(m, "", "  ")

@@ -175,3 +175,16 @@ func equalLevels(a, b []Level) bool {
 	}
 	return true
 }
+
+// The validator judges the claim alone: nothing of the pipeline's own
+// (confidence, reviewers, the commit a carried finding was found on).
+func TestValidatorFindingIsModelFacing(t *testing.T) {
+	f := finding.Finding{Title: "Nil map write", File: "a.go", Line: 3, Severity: finding.P1, Confidence: 100,
+		Evidence: []string{"m[k] = v"}, Reviewers: []string{"correctness"}, FoundOn: "0123456789abcdef0123456789abcdef01234567"}
+	got := modelFacingJSON(f)
+	for _, leak := range []string{"found_on", "0123456789abcdef", "confidence", "reviewers"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("validator's finding holds %q:\n%s", leak, got)
+		}
+	}
+}
