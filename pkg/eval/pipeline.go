@@ -113,10 +113,12 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 	cr := CaseResult{Case: c.ID(), Clean: c.Clean(), Calibration: calibration(nil)}
 	restrict := o.Personas
 	if o.Model == nil {
-		// Offline, the team is the personas with an answer (within the
-		// restriction): the others have nothing to say.
+		// Offline, the team is the personas with a recorded answer (within
+		// the restriction): the others have nothing to say. One whose
+		// recording does not parse stays in the team and fails there, so
+		// the review is incomplete, as it would be live.
 		restrict = nil
-		for p := range answers {
+		for _, p := range c.Recorded {
 			if len(o.Personas) == 0 || slices.Contains(o.Personas, p) {
 				restrict = append(restrict, p)
 			}

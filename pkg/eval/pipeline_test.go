@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // answer is a one-finding persona answer as JSON.
@@ -33,8 +34,10 @@ func TestPipelineScores(t *testing.T) {
 		clean + "recorded/source.json":          src,
 		clean + "recorded/maintainability.json": answer("maintainability", "util/names.py", 1, "P1", 100, "def normalize(s):"),
 		clean + "recorded/correctness.json":     answer("correctness", "util/names.py", 3, "P2", 75, "return s.strip().lower()"),
-		clean + "recorded/validator.jsonl":      `{"file":"util/names.py","line":1,"validated":true,"reason":"r"}` + "\n",
-		// no verdict for util/names.py:3: the validator "fails" and drops it
+		// The P2 is refuted, so the review is complete and the confirmed
+		// P1 alone fails the clean PR's check.
+		clean + "recorded/validator.jsonl": `{"file":"util/names.py","line":1,"validated":true,"reason":"r"}` + "\n" +
+			`{"file":"util/names.py","line":3,"validated":false,"reason":"intended"}` + "\n",
 	})
 	cases, err := LoadSuite(fsys, ".", SuiteReal)
 	if err != nil {
@@ -66,6 +69,9 @@ func TestPipelineScores(t *testing.T) {
 		if c.Conclusion != report.ConclusionFailure {
 			t.Errorf("%s: conclusion %s; want failure", c.Case, c.Conclusion)
 		}
+		if c.Verdict != string(review.NotReady) {
+			t.Errorf("%s: verdict %s; want not-ready (a confirmed blocking finding, not an incomplete review)", c.Case, c.Verdict)
+		}
 	}
 	if !r.Scripted() || r.SourceLabel() != "scripted by hand (2 cases)" {
 		t.Errorf("source %q; want scripted by hand (2 cases)", r.SourceLabel())
@@ -83,5 +89,32 @@ func TestPipelineScores(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
 		}
+	}
+}
+
+// A recorded answer that does not parse keeps its persona in the team, where
+// it fails: the offline pipeline's review is then incomplete (never a clean
+// pass), as a live review whose persona failed would be.
+func TestPipelineMalformedRecordingIsIncomplete(t *testing.T) {
+	const clean = "real/py-clean-rename/"
+	fsys := corpusFS(t, map[string]string{
+		clean + "recorded/source.json":      `{"source":"scripted"}`,
+		clean + "recorded/correctness.json": `{"reviewer":"correctness","findings":[],"residual_risks":[],"testing_gaps":[]}`,
+		clean + "recorded/testing.json":     `{"reviewer":"testing","findings":"not a list"}`,
+	})
+	cases, err := LoadSuite(fsys, ".", SuiteReal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cases, Options{Answerer: Recorded{FS: fsys, Root: "."}, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pipeline.Results) != 1 {
+		t.Fatalf("pipeline results %d; want 1", len(r.Pipeline.Results))
+	}
+	c := r.Pipeline.Results[0]
+	if c.Verdict != string(review.Degraded) || c.Conclusion != report.ConclusionFailure {
+		t.Errorf("verdict %s, conclusion %s; want degraded and failure (the testing persona failed)", c.Verdict, c.Conclusion)
 	}
 }

@@ -238,6 +238,11 @@ func TestValidatorPerFile(t *testing.T) {
 	if reasons[tRefute] != "Guarded on line 2." || !strings.HasPrefix(reasons[tForgot], "validator failed (no verdict") || len(reasons) != 2 {
 		t.Errorf("rejections: %v; want the refutation and a missing verdict", reasons)
 	}
+	// A finding the batch left without a verdict was not validated: the
+	// review is incomplete and says so (green means reviewed).
+	if !res.Partial || !slices.ContainsFunc(res.Incomplete, func(s string) bool { return strings.Contains(s, "could not be validated") }) {
+		t.Errorf("partial %t, incomplete %q; want the missing verdict to make the review incomplete", res.Partial, res.Incomplete)
+	}
 }
 
 // timedModel records when each persona call starts and ends.
