@@ -98,17 +98,10 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
-	s.mu.Lock()
-	p, found := s.prs[int(n)]
-	diff, hasDiff := s.diffs[int(n)]
-	files := s.files[int(n)]
-	s.mu.Unlock()
+	p, files, _, found := s.pull(int(n))
 	if !found {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 		return
-	}
-	if files == nil && hasDiff {
-		files = filesFromDiff(diff)
 	}
 	event := ""
 	if req.Event != nil {

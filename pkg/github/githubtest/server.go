@@ -480,27 +480,35 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	p, found := s.prs[int(n)]
-	diff, hasDiff := s.diffs[int(n)]
-	files := s.files[int(n)]
-	s.mu.Unlock()
+	p, files, diff, found := s.pull(int(n))
 	if !found {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "diff") {
-		if !hasDiff {
-			diff = diffFromFiles(files)
-		}
 		w.Header().Set("Content-Type", "application/vnd.github.diff; charset=utf-8")
 		_, _ = io.WriteString(w, diff)
 		return
 	}
-	if files == nil && hasDiff {
+	writeJSON(w, http.StatusOK, s.pullJSON(r, p, files))
+}
+
+// pull looks up PR n and its changes as the endpoints serve them: the
+// files (derived from the diff when only a diff was set) and the diff
+// (derived from the files when only files were set).
+func (s *Server) pull(n int) (p PR, files []File, diff string, found bool) {
+	s.mu.Lock()
+	p, found = s.prs[n]
+	diff, hasDiff := s.diffs[n]
+	files, hasFiles := s.files[n]
+	s.mu.Unlock()
+	if !hasFiles && hasDiff {
 		files = filesFromDiff(diff)
 	}
-	writeJSON(w, http.StatusOK, s.pullJSON(r, p, files))
+	if !hasDiff {
+		diff = diffFromFiles(files)
+	}
+	return p, files, diff, found
 }
 
 func (s *Server) pullJSON(r *http.Request, p PR, files []File) map[string]any {
@@ -626,17 +634,10 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	_, found := s.prs[int(n)]
-	files, hasFiles := s.files[int(n)]
-	diff := s.diffs[int(n)]
-	s.mu.Unlock()
+	_, files, _, found := s.pull(int(n))
 	if !found {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 		return
-	}
-	if !hasFiles {
-		files = filesFromDiff(diff)
 	}
 	files = files[:min(len(files), MaxFiles)]
 	start, end := page(w, r, len(files))
