@@ -233,7 +233,7 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 	c.prompt, c.cached = u.PromptTokens, u.CachedTokens
 	c.validatorCall = len(m.RequestsFor(llm.Validator))
 	for _, r := range m.Requests() {
-		k := callCost{who: r.Persona, prompt: len(r.Body)/4 + 1, cached: r.CachedTokens, schema: len(r.Schema) / 4}
+		k := callCost{who: r.Persona, prompt: r.PromptTokens, cached: r.CachedTokens, schema: len(r.Schema) / 4}
 		for _, m := range r.Messages {
 			k.messages = append(k.messages, len(m.Content)/4)
 		}

@@ -72,6 +72,11 @@ type Request struct {
 	// Schema is the response format's schema, raw.
 	Schema   json.RawMessage
 	Messages []llm.Message
+	// PromptTokens is the request's prompt as a provider bills it: the
+	// response schema and the messages (role and content, decoded), at four
+	// bytes a token. The JSON envelope and its escapes (a tab sent as \t, a
+	// "<" as \u003c) are not the prompt and do not count.
+	PromptTokens int
 	// CachedTokens is the simulated cached prefix of the request, in
 	// tokens, when the prompt-cache simulation is on (SimulatePromptCache).
 	CachedTokens int
@@ -369,12 +374,12 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		problems = append(problems, "final message does not start with "+strings.TrimSpace(llm.PersonaHeader))
 	}
 
+	text := req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
+	req.PromptTokens = len(text)/4 + 1
 	s.mu.Lock()
 	simulate := s.cache != nil
 	var cached int
-	var text string
 	if simulate {
-		text = req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
 		cached = cachedTokens(s.cache, text)
 		req.CachedTokens = cached
 	}
@@ -424,7 +429,7 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		s.cache = append(s.cache, text)
 		s.mu.Unlock()
 		if reply.Usage == nil {
-			u := Usage{PromptTokens: len(req.Body)/4 + 1, CompletionTokens: len(reply.Content)/4 + 1}
+			u := Usage{PromptTokens: req.PromptTokens, CompletionTokens: len(reply.Content)/4 + 1}
 			u.CachedTokens = &cached
 			reply.Usage = &u
 		}
@@ -496,7 +501,7 @@ func (s *Server) validate(body []byte) []string {
 
 // completion builds a chat.completion in the shape OpenAI documents.
 func completion(seq int, req Request, reply Reply) map[string]any {
-	u := Usage{PromptTokens: len(req.Body)/4 + 1, CompletionTokens: len(reply.Content)/4 + 1, CachedTokens: new(int)}
+	u := Usage{PromptTokens: req.PromptTokens, CompletionTokens: len(reply.Content)/4 + 1, CachedTokens: new(int)}
 	if reply.Usage != nil {
 		u = *reply.Usage
 	}

@@ -247,3 +247,42 @@ func TestSimulatePromptCache(t *testing.T) {
 		t.Errorf("Requests' CachedTokens: %v; want [0 2944 0]", got)
 	}
 }
+
+// prompt_tokens counts the prompt a provider tokenizes: the messages'
+// roles and decoded content, not the JSON that carries them. A message of
+// 6,000 tabs and angle brackets is sent as 24,000 bytes of escapes
+// (\t, \u003c) but is 1,500 tokens of prompt, so a repeated prompt
+// leaves less than a cache block uncached.
+func TestPromptTokensCountDecodedContent(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	s.SimulatePromptCache(true)
+	body, _ := json.Marshal(map[string]any{"model": "m", "messages": []map[string]string{
+		{"role": "user", "content": strings.Repeat("\t<", 3000)},
+	}})
+	body = []byte(strings.Replace(string(body), `"content":"`, `"content":"Reviewer: a\n`, 1))
+	var usage [2]struct {
+		Usage struct {
+			Prompt  int `json:"prompt_tokens"`
+			Details struct {
+				Cached int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+	}
+	for i := range usage {
+		_, b := post(t, s.URL+"/v1/chat/completions", string(body))
+		if err := json.Unmarshal(b, &usage[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(body) < 24000 {
+		t.Fatalf("body is %d bytes; want the escapes to make it over 24,000", len(body))
+	}
+	if p := usage[0].Usage.Prompt; p < 1500 || p > 1510 {
+		t.Errorf("prompt_tokens = %d for 6,000 characters of content; want about 1,500", p)
+	}
+	if u := usage[1].Usage.Prompt - usage[1].Usage.Details.Cached; u < 0 || u > 128 {
+		t.Errorf("repeated prompt: %d tokens uncached; want less than one cache block", u)
+	}
+}
