@@ -173,11 +173,12 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 }
 
 // validatorReserve is the size in bytes a validator request needs beyond a
-// persona request's system message and PR message: its instructions (in
-// its system message) and answer turn, a few headers, the base region (up
-// to 2·baseWindow+1 lines) and the finding, at up to 100 bytes a line.
+// persona request's system message and PR message: what its system message
+// holds beyond a persona's (nothing, today: it is the shorter), its answer
+// turn, a few headers, the base region (up to 2·baseWindow+1 lines) and the
+// finding, at up to 100 bytes a line.
 func validatorReserve() int {
-	return len(validatorIntro()) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100 // the intro: its system message is longer
+	return max(len(validatorSystem())-len(reviewerSystem()), 0) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

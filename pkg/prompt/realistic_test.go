@@ -384,12 +384,24 @@ func TestRealisticValidatorGolden(t *testing.T) {
 		if len(r.Messages) != 5 {
 			t.Fatalf("%s: %d messages; want system, PR and diff, head file, finding, instructions", rc.name, len(r.Messages))
 		}
-		// The validator's system message starts with the persona requests'
-		// and its first two messages are the same for every finding.
-		pr := ForPersona(c, loadPersonas(t)[0], "m")
+		// The validator's first two messages are the same for every
+		// finding. Its system message holds the severity scale and the
+		// catalog it judges by, not what only a reviewer needs: the
+		// confidence anchors and the findings answer format.
 		other := ForValidator(finding.Finding{Title: "Another finding", File: f.File, Line: 1}, c, head, "model-validator")
-		if !strings.HasPrefix(r.Messages[0].Content, pr.Messages[0].Content) || r.Messages[0] != other.Messages[0] || r.Messages[1] != other.Messages[1] {
-			t.Errorf("%s: validator's first two messages differ from the persona system message or between findings; want a shared prefix", rc.name)
+		if r.Messages[0] != other.Messages[0] || r.Messages[1] != other.Messages[1] {
+			t.Errorf("%s: validator's first two messages differ between findings; want a shared prefix", rc.name)
+		}
+		sys := r.Messages[0].Content
+		for _, want := range []string{"# Independent validator", "## Severity", "**P0**", "# Not findings: the false-positive catalog", "# Untrusted data"} {
+			if !strings.Contains(sys, want) {
+				t.Errorf("%s: validator system message lacks %q", rc.name, want)
+			}
+		}
+		for _, gone := range []string{"# How to answer", "### Anchor 75", "`residual_risks`"} {
+			if strings.Contains(sys, gone) {
+				t.Errorf("%s: validator system message holds the reviewers' %q", rc.name, gone)
+			}
 		}
 		last := r.Messages[3].Content // the data message that comes last
 		for _, m := range r.Messages[1:] {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,9 +30,9 @@ const baseWindow = 8
 // Stage 5b). The shared part comes first and the finding last, so that a
 // provider's prompt cache serves what validator calls have in common:
 //
-//  1. the system message: the persona requests' (rubric, answer format,
-//     false-positive catalog, fencing rule), then the validator's own
-//     instructions — the same for every validation of every run;
+//  1. the system message: the validator's instructions, the severity
+//     scale, the false-positive catalog and the fencing rule — the same
+//     for every validation of every run;
 //  2. the pull request: title and description, standards files, earlier
 //     comments and the numbered diff of c.Files (the part of the diff the
 //     finding's persona reviewed: the whole diff when it fits one call) —
@@ -63,7 +64,7 @@ func ForValidator(f finding.Finding, c Context, headContent string, model string
 		Persona:  llm.Validator,
 		Schema:   ValidationSchema,
 		Model:    model,
-		Messages: validatorMessages(f.File, c, headContent, fence, data.String(), validatorTurn),
+		Messages: validatorMessages(prMessage(c, fence, true), headMessage(f.File, c, headContent, fence), data.String(), validatorTurn),
 		Fence:    fence,
 		Key:      llm.Key(ValidationSchema, findingJSON(f), rendered, headContent),
 		// The label names the finding so a recorded verdict can be read
@@ -81,10 +82,24 @@ func ForValidator(f finding.Finding, c Context, headContent string, model string
 func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model string) llm.Request {
 	rendered := diff.Render(c.Files)
 	fence := fenceOf(c, rendered)
+	file := ""
+	if len(fs) > 0 {
+		file = fs[0].File
+	}
 	var last strings.Builder
 	fmt.Fprintf(&last, "# The %d findings to check\n\n", len(fs))
 	writeFenceNote(&last, fence)
-	writeBaseRegions(&last, fs, c, headContent, fence)
+	pr, view, whole := prMessage(c, fence, false), "", false
+	if c.ValidatorHead != LevelBlocks || IsWhole(headContent) {
+		view, whole = changeMessage(fileOf(c.Files, file), headContent, fence)
+	}
+	if !whole {
+		// The head file too large to show whole, or not matching the diff:
+		// the diff, the head's blocks and the base region, as one finding's
+		// request has them.
+		pr, view = prMessage(c, fence, true), headMessage(file, c, headContent, fence)
+		writeBaseRegions(&last, fs, c, headContent, fence)
+	}
 	fmt.Fprintf(&last, "\n## The findings\n\n"+
 		"As other reviewers reported them. Their claims are what you are checking, not facts. Judge each "+
 		"finding on its own, as if it were the only one: one finding being right or wrong says nothing "+
@@ -95,15 +110,11 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 		writeFenced(&last, fence, modelFacingJSON(f))
 		keyParts = append(keyParts, findingJSON(f))
 	}
-	file := ""
-	if len(fs) > 0 {
-		file = fs[0].File
-	}
 	return llm.Request{
 		Persona:  llm.Validator,
 		Schema:   ValidationsSchema,
 		Model:    model,
-		Messages: validatorMessages(file, c, headContent, fence, last.String(), validatorFileTurn),
+		Messages: validatorMessages(pr, view, last.String(), validatorFileTurn),
 		Fence:    fence,
 		Key:      llm.Key(append(keyParts, rendered, headContent)...),
 		Label:    fmt.Sprintf("%s (%d findings)", file, len(fs)),
@@ -155,14 +166,35 @@ func RequestTokens(r llm.Request) int {
 	return n
 }
 
-// validatorMessages are a validator request's three shared messages, its
-// data message (the findings) and its final message: the validator's
-// instructions and the answer turn, which hold no data.
-func validatorMessages(file string, c Context, headContent, fence, data, turn string) []llm.Message {
+// validatorMessages are a validator request's messages: the system
+// message, the pull request message, the message about the findings' file,
+// the data message (the findings) and the final message: the answer turn,
+// which holds no data.
+func validatorMessages(pr, file, data, turn string) []llm.Message {
+	return []llm.Message{
+		{Role: llm.RoleSystem, Content: validatorSystem()},
+		{Role: llm.RoleUser, Content: pr},
+		{Role: llm.RoleUser, Content: file},
+		{Role: llm.RoleUser, Content: data},
+		{Role: llm.RoleUser, Content: llm.PersonaHeader + llm.Validator + "\n\n" + turn},
+	}
+}
+
+// prMessage is the validator's pull request message: the PR's intent,
+// standards and earlier comments, and with withDiff the numbered diff of
+// c.Files.
+func prMessage(c Context, fence string, withDiff bool) string {
 	var pr strings.Builder
 	writeIntent(&pr, c, fence)
-	writeDiff(&pr, c.Files, fence)
+	if withDiff {
+		writeDiff(&pr, c.Files, fence)
+	}
+	return pr.String()
+}
 
+// headMessage is the head version of file: whole, or its enclosing blocks
+// when c.ValidatorHead is LevelBlocks and the file is too large.
+func headMessage(file string, c Context, headContent, fence string) string {
 	var head strings.Builder
 	head.WriteString("# The finding's file at the head commit\n\n")
 	writeFenceNote(&head, fence)
@@ -184,31 +216,74 @@ func validatorMessages(file string, c Context, headContent, fence, data, turn st
 		head.WriteString("The whole head version, with line numbers.\n\n")
 		writeFencedCode(&head, fence, "File: "+file+"\n"+numbered(headContent))
 	}
-	return []llm.Message{
-		{Role: llm.RoleSystem, Content: validatorSystem()},
-		{Role: llm.RoleUser, Content: pr.String()},
-		{Role: llm.RoleUser, Content: head.String()},
-		{Role: llm.RoleUser, Content: data},
-		{Role: llm.RoleUser, Content: llm.PersonaHeader + llm.Validator + "\n\n" + turn},
-	}
+	return head.String()
 }
+
+// changeMessage is the per-file validator's view of the findings' file:
+// its whole head version with the diff in place (the file's hunks
+// expanded to the whole file), so one numbered listing holds the diff,
+// the head version and the base version around every finding. ok is false
+// when there is no such view: no head content, a binary file, or a head
+// that does not match the diff.
+func changeMessage(df *diff.File, headContent, fence string) (msg string, ok bool) {
+	if df == nil || df.Binary || headContent == "" {
+		return "", false
+	}
+	x, err := diff.Expand(df, splitLines(headContent))
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("# The findings' file and its change\n\n")
+	writeFenceNote(&b, fence)
+	b.WriteString("\n" + changeIntro)
+	writeFencedCode(&b, fence, diff.RenderNumbered([]*diff.File{x}))
+	return b.String(), true
+}
+
+// changeIntro explains the per-file validator's view of the file.
+const changeIntro = "The whole file as this pull request leaves it, with the diff in place: every line starts with " +
+	"its line number in the NEW (head) version, then the diff marker (`+` added by this pull request, `-` " +
+	"deleted by it, a space for unchanged), then the code. Deleted lines have no new line number. The " +
+	"unchanged and deleted lines together are the base version.\n\n"
 
 // validatorSystem is the system message of every validator request: the
-// persona requests' system message (a prefix that caches that ignore the
-// response schema share with them), then the validator's instructions,
-// which replace the reviewer's role and answer format. It holds no data,
+// validator's instructions, then what counts as a real problem to the
+// reviewers (the rubric's severity scale and the false-positive catalog)
+// and the fencing rule. It leaves out what only a reviewer needs: the
+// confidence anchors (the validator never sees a finding's confidence) and
+// the findings answer format. (A provider that caches a structured-output
+// schema as the start of the prefix, OpenAI among them, would share nothing
+// between a findings and a validation request anyway.) It holds no data,
 // so every validation of every run shares it.
 func validatorSystem() string {
-	return reviewerSystem() + "\n\n" + validatorIntro()
+	return readPrompt("validator.md") + "\n\n" +
+		"# What counts as a real problem\n\n" +
+		"The reviewers were given the severity scale and the catalog of non-findings below. A finding that " +
+		"falls under an item of the catalog is not valid, however real the behaviour it describes.\n\n" +
+		markdownSection(readPrompt("rubric.md"), "## Severity") + "\n\n" +
+		readPrompt("catalog.md") + "\n\n" +
+		fencingRule
 }
 
-// validatorIntro is the validator's own instructions.
-func validatorIntro() string {
-	return "# You are the validator\n\n" +
-		"In validator requests you are not one of the reviewers and you report no findings: you are the " +
-		"independent validator described below, and your answer format is the one below, not the findings " +
-		"format above. The anchors, severities and the catalog of non-findings above still tell you what " +
-		"counts as a real problem.\n\n" + readPrompt("validator.md")
+// markdownSection is the section of md that starts with the heading line
+// and runs to the next heading of the same or a higher level. The prompts
+// are embedded at build time, so a missing heading is a build defect.
+func markdownSection(md, heading string) string {
+	level := strings.IndexByte(heading, ' ')
+	lines := strings.Split(md, "\n")
+	start := slices.Index(lines, heading)
+	if start < 0 {
+		panic("prompt: no section " + heading)
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		if n := strings.IndexByte(lines[i], ' '); n > 0 && n <= level && strings.Trim(lines[i][:n], "#") == "" {
+			end = i
+			break
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines[start:end], "\n"))
 }
 
 // writeBaseRegions writes the base version of the lines the findings cite,
@@ -270,39 +345,16 @@ func BaseRegion(df *diff.File, head string, rs [][2]int) (text, why string) {
 // rebuildBase rebuilds the base file from the head lines and the hunks;
 // ok is false when the hunks do not match the head.
 func rebuildBase(df *diff.File, head []string) (base []string, ok bool) {
-	cur := 1 // next head line to copy
-	for _, h := range df.Hunks {
-		until := h.NewStart - 1 // last unchanged head line before the hunk
-		if h.NewLines == 0 {
-			until = h.NewStart
-		}
-		if until > len(head) || until < cur-1 {
-			return nil, false
-		}
-		base = append(base, head[cur-1:until]...)
-		cur = until + 1
-		if h.OldLines > 0 && len(base) != h.OldStart-1 {
-			return nil, false
-		}
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case diff.Context:
-				if cur > len(head) || head[cur-1] != l.Text {
-					return nil, false
-				}
-				base = append(base, l.Text)
-				cur++
-			case diff.Delete:
-				base = append(base, l.Text)
-			case diff.Add:
-				cur++
-			}
-		}
-	}
-	if cur-1 > len(head) {
+	x, err := diff.Expand(df, head)
+	if err != nil {
 		return nil, false
 	}
-	return append(base, head[cur-1:]...), true
+	for _, l := range x.Hunks[0].Lines {
+		if l.Kind != diff.Add {
+			base = append(base, l.Text)
+		}
+	}
+	return base, true
 }
 
 // oldLine maps new-side line n to the base line at the same place.

@@ -74,13 +74,27 @@ func TestForValidatorFile(t *testing.T) {
 	if r.Schema != ValidationsSchema || r.Persona != llm.Validator {
 		t.Errorf("Schema, Persona = %q, %q; want validations, validator", r.Schema, r.Persona)
 	}
-	// The batch shares the per-finding requests' first three messages.
-	for i := range 3 {
-		if r.Messages[i] != one.Messages[i] {
-			t.Errorf("message %d differs from the per-finding request's; want a shared prefix", i+1)
+	// The batch shares the per-finding requests' system message and the
+	// start of their PR message (the intent: the whole diff is not needed);
+	// its third message is the findings' file whole, with its diff in
+	// place: every head line numbered, the deleted lines where they were.
+	if r.Messages[0] != one.Messages[0] || !strings.HasPrefix(one.Messages[1].Content, r.Messages[1].Content) ||
+		strings.Contains(r.Messages[1].Content, "## The diff") {
+		t.Errorf("messages 1-2: want the per-finding system message and its PR intent, without the diff")
+	}
+	view := r.Messages[2].Content
+	for _, want := range []string{
+		"@@ -1,16 +1,25 @@", " 1  package api\n", "   -func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) {\n",
+		"   -\tu, err := s.store.User(", "15 +func (s *Server) handleUser(", "25 +}\n",
+	} {
+		if !strings.Contains(view, want) {
+			t.Errorf("file view lacks %q:\n%s", want, view)
 		}
 	}
 	last := r.Messages[3].Content
+	if strings.Contains(last, "## The base version") {
+		t.Errorf("last message repeats the base region the file view already shows")
+	}
 	for _, want := range []string{"### F1", "### F2", "SQL injection", "Error text leaks", "Judge each"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("last message lacks %q", want)
@@ -91,6 +105,14 @@ func TestForValidatorFile(t *testing.T) {
 	}
 	if strings.Contains(last, `"confidence"`) {
 		t.Errorf("last message carries a confidence; want none")
+	}
+	// A head that does not match the diff gives no file view: the request
+	// falls back to the per-finding layout (the diff, the head file, the
+	// base region saying why it cannot be rebuilt).
+	stale := ForValidatorFile(fs, c, strings.Replace(usersHead, "var u User", "var u *User", 1), "v")
+	if !strings.Contains(stale.Messages[1].Content, "## The diff") || !strings.Contains(stale.Messages[2].Content, "The whole head version") ||
+		!strings.Contains(stale.Messages[3].Content, "does not match the diff") {
+		t.Errorf("stale head: want the diff, the head file and the base region's reason")
 	}
 	if FindingID(1) != "F2" {
 		t.Errorf("FindingID(1) = %q; want F2", FindingID(1))

@@ -94,11 +94,11 @@ func TestContextInPersonaPrompts(t *testing.T) {
 	if res.Coverage.Validated != 1 || len(res.Findings) != 1 {
 		t.Errorf("validated %d, posted %d; want 1, 1", res.Coverage.Validated, len(res.Findings))
 	}
-	// The validator starts with the persona requests' system message and
-	// reads the whole head file, numbered.
+	// The validator has its own system message and reads the whole head
+	// file, numbered.
 	v := e.model.RequestsFor(llm.Validator)
-	if len(v) != 1 || !strings.HasPrefix(v[0].Messages[0].Content, reqs[0].Messages[0].Content) || !strings.Contains(v[0].Messages[2].Content, "  3  func pad0() int { return 0 }\n") {
-		t.Errorf("validator request does not start with the persona system message and hold the whole head file")
+	if len(v) != 1 || !strings.HasPrefix(v[0].Messages[0].Content, "# Independent validator") || !strings.Contains(v[0].Messages[2].Content, "  3  func pad0() int { return 0 }\n") {
+		t.Errorf("validator request does not start with the validator's system message and hold the whole head file")
 	}
 }
 
@@ -201,19 +201,19 @@ func TestValidatorPerFile(t *testing.T) {
 	if n := len(vs); n != 2 {
 		t.Errorf("validator calls: %d; want 2 (one per file)", n)
 	}
-	// Each call carries its own file's part of the diff (beside the whole
-	// head file), the PR's title, and the findings last.
+	// Each call carries the PR's title, then its own file whole with the
+	// file's diff in place (no other file's), and the findings last.
 	for _, r := range vs {
 		own, other := "pkg/a/x.go", "pkg/a/y.go"
-		if strings.Contains(r.Messages[2].Content, "File: pkg/a/y.go") {
+		if strings.Contains(r.Messages[2].Content, "diff --git a/pkg/a/y.go") {
 			own, other = other, own
 		}
-		pr := r.Messages[1].Content
-		if !strings.Contains(pr, "diff --git a/"+own) || strings.Contains(pr, "diff --git a/"+other) {
-			t.Errorf("validator call for %s: the diff should hold %s's part alone:\n%s", own, own, pr)
+		view := r.Messages[2].Content
+		if !strings.Contains(view, "diff --git a/"+own) || strings.Contains(view, "diff --git a/"+other) || !strings.Contains(view, " +1,") {
+			t.Errorf("validator call for %s: the file view should hold %s alone, whole:\n%s", own, own, view)
 		}
-		if !strings.Contains(pr, "Title: ") || !strings.Contains(r.Messages[2].Content, "The whole head version") || !strings.Contains(r.Messages[3].Content, "### F1") {
-			t.Errorf("validator call for %s: want the title, the whole head file, then the findings", own)
+		if !strings.Contains(r.Messages[1].Content, "Title: ") || strings.Contains(r.Messages[1].Content, "diff --git") || !strings.Contains(r.Messages[3].Content, "### F1") {
+			t.Errorf("validator call for %s: want the title, the file with its diff, then the findings", own)
 		}
 	}
 	slices.SortFunc(batches, func(a, b []string) int { return len(b) - len(a) })
