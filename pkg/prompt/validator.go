@@ -399,21 +399,23 @@ func fileOf(files []*diff.File, path string) *diff.File {
 }
 
 // modelFacingJSON is the finding as the validator sees it: the claim
-// alone, without the reporting persona's confidence or name, nor the
-// pipeline's own fields (number, promotion, validation).
+// alone, in the order the reviewer wrote it (where, the evidence, the
+// consequence, then the title and severity) — without the reporting
+// persona's confidence or name, the routing fields that say who acts on it
+// (autofix_class, owner, requires_verification, pre_existing), and the
+// pipeline's own fields (number, promotion, validation, found_on).
 func modelFacingJSON(f finding.Finding) string {
-	b, err := json.Marshal(f)
-	if err != nil {
-		panic("prompt: encode finding: " + err.Error())
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		panic("prompt: decode finding: " + err.Error())
-	}
-	for _, k := range []string{"confidence", "reviewers", "number", "promoted", "validation", "found_on"} {
-		delete(m, k)
-	}
-	out, err := json.MarshalIndent(m, "", "  ")
+	claim := struct {
+		File         string              `json:"file"`
+		Line         int                 `json:"line"`
+		Evidence     []string            `json:"evidence"`
+		WhyItMatters string              `json:"why_it_matters"`
+		Title        string              `json:"title"`
+		Severity     finding.Severity    `json:"severity"`
+		SuggestedFix string              `json:"suggested_fix,omitempty"`
+		Suggestion   *finding.Suggestion `json:"suggestion,omitempty"`
+	}{f.File, f.Line, f.Evidence, f.WhyItMatters, f.Title, f.Severity, f.SuggestedFix, f.Suggestion}
+	out, err := json.MarshalIndent(claim, "", "  ")
 	if err != nil {
 		panic("prompt: encode finding: " + err.Error())
 	}

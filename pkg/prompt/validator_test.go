@@ -204,9 +204,17 @@ func TestValidatorFindingIsModelFacing(t *testing.T) {
 	f := finding.Finding{Title: "Nil map write", File: "a.go", Line: 3, Severity: finding.P1, Confidence: 100,
 		Evidence: []string{"m[k] = v"}, Reviewers: []string{"correctness"}, FoundOn: "0123456789abcdef0123456789abcdef01234567"}
 	got := modelFacingJSON(f)
-	for _, leak := range []string{"found_on", "0123456789abcdef", "confidence", "reviewers"} {
+	for _, leak := range []string{"found_on", "0123456789abcdef", "confidence", "reviewers", "owner", "autofix_class"} {
 		if strings.Contains(got, leak) {
 			t.Errorf("validator's finding holds %q:\n%s", leak, got)
+		}
+	}
+	// The claim reads in the order the reviewer wrote it: where, the
+	// evidence, the consequence, then the title and severity.
+	order := []string{`"file"`, `"line"`, `"evidence"`, `"why_it_matters"`, `"title"`, `"severity"`}
+	for i := 1; i < len(order); i++ {
+		if strings.Index(got, order[i-1]) > strings.Index(got, order[i]) {
+			t.Errorf("%s comes after %s:\n%s", order[i-1], order[i], got)
 		}
 	}
 }
