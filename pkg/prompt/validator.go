@@ -223,10 +223,11 @@ func headMessage(file string, c Context, headContent, fence string) string {
 // its whole head version with the diff in place (the file's hunks
 // expanded to the whole file), so one numbered listing holds the diff,
 // the head version and the base version around every finding. ok is false
-// when there is no such view: no head content, a binary file, or a head
-// that does not match the diff.
+// when there is no such view: no head content, a binary file, a file the
+// diff shows no change of (no patch), or a head that does not match the
+// diff.
 func changeMessage(df *diff.File, headContent, fence string) (msg string, ok bool) {
-	if df == nil || df.Binary || headContent == "" {
+	if df == nil || df.Binary || df.NoPatch || len(df.Hunks) == 0 || headContent == "" {
 		return "", false
 	}
 	x, err := diff.Expand(df, splitLines(headContent))
