@@ -74,11 +74,14 @@ func ForValidator(f finding.Finding, c Context, headContent string, model string
 }
 
 // ForValidatorFile builds the per-file validator request
-// (validator-batching: per-file): ForValidator's first three messages, then
-// every finding of one file, numbered F1..Fn, each to be judged on its own.
-// The answer follows the "validations" schema. fs must all name one file.
-// The per-file stage gives it c cut to that file's part of the diff when
-// the head file was read (review.validatePerFile).
+// (validator-batching: per-file): ForValidator's system message, the PR's
+// intent without the diff, the findings' file whole with its diff in place
+// (changeMessage), then every finding of the file, numbered F1..Fn, each to
+// be judged on its own. Without such a view (the head too large to show
+// whole, unreadable or not matching the diff) its messages are laid out as
+// ForValidator's. The answer follows the "validations" schema. fs must all
+// name one file. The per-file stage gives it c cut to that file's part of
+// the diff when the head file was read (review.validatePerFile).
 func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model string) llm.Request {
 	rendered := diff.Render(c.Files)
 	fence := fenceOf(c, rendered)

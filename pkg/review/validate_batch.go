@@ -25,9 +25,9 @@ type fileVerdict struct {
 // one call per file judges every finding of order in it, each answered on
 // its own and matched back by its id (F1, F2, ...). A finding the answer
 // gives no verdict for, or two, fails validation like a malformed answer.
-// The file is read once and sent once, with its own part of the diff
-// only (when its head version was read): fewer calls and tokens than one
-// call per finding.
+// The file is read once and sent once, whole with its own diff in place
+// (when its head version was read): fewer calls and tokens than one call
+// per finding.
 func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget, verdicts []*verdict) {
 	// Group by file, keeping the order of the first finding of each.
 	var files []string
