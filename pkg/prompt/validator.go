@@ -94,7 +94,7 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 	writeFenceNote(&last, fence)
 	pr, view, whole := prMessage(c, fence, false), "", false
 	if c.ValidatorHead != LevelBlocks || IsWhole(headContent) {
-		view, whole = changeMessage(fileOf(c.Files, file), headContent, fence)
+		view, whole = changeMessage(changeOf(c, file), headContent, fence)
 	}
 	if !whole {
 		// The head file too large to show whole, or not matching the diff:
@@ -208,7 +208,7 @@ func headMessage(file string, c Context, headContent, fence string) string {
 	case c.ValidatorHead == LevelBlocks && !IsWhole(headContent):
 		head.WriteString("The file is too large to show whole: the blocks around the changes, with line numbers (`...` marks lines left out).\n\n")
 		ex := ""
-		if df := fileOf(c.Files, file); df != nil {
+		if df := changeOf(c, file); df != nil {
 			ex = Excerpt(df, headContent, LevelBlocks)
 		}
 		if ex == "" {
@@ -299,7 +299,7 @@ func writeBaseRegions(b *strings.Builder, fs []finding.Finding, c Context, headC
 	if len(fs) == 0 {
 		return
 	}
-	df := fileOf(c.Files, fs[0].File)
+	df := changeOf(c, fs[0].File)
 	var rs [][2]int
 	for _, f := range fs {
 		rs = append(rs, [2]int{f.Line, f.Line})
@@ -391,6 +391,15 @@ func oldLine(df *diff.File, n int) int {
 		delta = oldNext - newNext
 	}
 	return max(n+delta, 1)
+}
+
+// changeOf is the diff of file path with every hunk: from c.WholeFiles
+// when the file was split across parts, else from c.Files.
+func changeOf(c Context, path string) *diff.File {
+	if f := fileOf(c.WholeFiles, path); f != nil {
+		return f
+	}
+	return fileOf(c.Files, path)
 }
 
 func fileOf(files []*diff.File, path string) *diff.File {

@@ -345,3 +345,77 @@ func TestValidatorPartCut(t *testing.T) {
 		})
 	}
 }
+
+// A file too large for one persona request is split into groups of hunks,
+// one part each. Its validation still sees the whole file's change: per
+// file, the file whole with every hunk in place (not a group's hunks
+// against the whole head, which do not line up); per finding, the base
+// version of the cited region, rebuilt from all of the file's hunks.
+func TestValidatorSeesSplitFileWhole(t *testing.T) {
+	t.Parallel()
+	const path = "pkg/big/big.go"
+	// 130 one-line functions; two far-apart blocks of 25 lines each
+	// replaced by 30, so each hunk is about half the diff and the second
+	// sits 5 lines lower in the head than in the base.
+	head := goLines("big", 130)
+	var d strings.Builder
+	fmt.Fprintf(&d, "diff --git a/%s b/%s\nindex 1111111..2222222 100644\n--- a/%s\n+++ b/%s\n", path, path, path, path)
+	// delta is base minus head line numbers before the hunk; at is the
+	// 0-based first added line.
+	delta := 0
+	for _, at := range []int{10, 90} {
+		const added, deleted = 30, 25
+		fmt.Fprintf(&d, "@@ -%d,%d +%d,%d @@\n", at+delta, deleted+3, at, added+3)
+		d.WriteString(" " + head[at-1] + "\n")
+		for _, l := range head[at : at+deleted] {
+			d.WriteString("-" + strings.Replace(l, "+ 1", "+ 2", 1) + "\n")
+		}
+		for _, l := range head[at : at+added] {
+			d.WriteString("+" + l + "\n")
+		}
+		for _, l := range head[at+added : at+added+2] {
+			d.WriteString(" " + l + "\n")
+		}
+		delta += deleted - added
+	}
+	second := 100 // an added line of the second hunk (1-based)
+	for _, batching := range []string{review.ValidatePerFile, review.ValidatePerFinding} {
+		t.Run(batching, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, d.String(), map[string]string{path: strings.Join(head, "\n") + "\n"})
+			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", nil, nil, nil)), llmtest.OK(answer(t, "correctness", []finding.Finding{
+				f("Overflow in the second block", finding.P1, path, second, 100, func(x *finding.Finding) { x.Evidence = []string{strings.TrimSpace(head[second-1])} }),
+			}, nil, nil)))
+			if batching == review.ValidatePerFile {
+				e.model.Script(llm.Validator, llmtest.OK(`{"verdicts":[{"finding":"F1","validated":true,"reason":"Real."}]}`))
+			}
+			o := options()
+			o.Personas, o.ValidatorBatching = []string{"correctness"}, batching
+			o.MaxInputTokens = diffBudget(t, 1000, true, "correctness")
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			noViolations(t, e.model)
+			if n := len(e.model.RequestsFor("correctness")); n != 2 {
+				t.Fatalf("persona calls: %d; want 2 (the file split in two groups of hunks)", n)
+			}
+			v := e.model.RequestsFor(llm.Validator)
+			if len(v) != 1 || res.Coverage.Validated != 1 {
+				t.Fatalf("validator calls %d, validated %d (not reviewed %v); want 1, 1", len(v), res.Coverage.Validated, res.Coverage.NotReviewed)
+			}
+			all := v[0].Messages[2].Content + v[0].Messages[3].Content
+			if strings.Contains(all, "does not match the diff") {
+				t.Errorf("the validator was told the head does not match the diff:\n%s", all)
+			}
+			if batching == review.ValidatePerFile {
+				if !strings.Contains(all, "@@ -1,120 +1,130 @@") || !strings.Contains(all, " 11 +") || !strings.Contains(all, "100 +") {
+					t.Errorf("per file: want the whole file with both hunks in place:\n%.2000s", all)
+				}
+			} else if !strings.Contains(all, "(base)") {
+				t.Errorf("per finding: want the base version of the cited region:\n%.3000s", all)
+			}
+		})
+	}
+}
