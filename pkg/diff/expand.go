@@ -15,6 +15,9 @@ var ErrHeadMismatch = errors.New("the head version does not match the diff")
 // version with each change in place, deleted lines included (git diff with
 // unlimited context). head is f's new version, one string a line, without
 // newlines. It fails with ErrHeadMismatch when the hunks do not fit head.
+// f must hold every hunk of the file: without one that leaves the line
+// count unchanged, the hunks still fit, and its lines would show as
+// unchanged.
 func Expand(f *File, head []string) (*File, error) {
 	out := *f
 	lines := make([]Line, 0, len(head)+f.Deleted())
@@ -34,8 +37,12 @@ func Expand(f *File, head []string) (*File, error) {
 			return nil, fmt.Errorf("%w: hunk %d of %s starts at line %d", ErrHeadMismatch, i+1, f.Path(), h.NewStart)
 		}
 		unchanged(until)
-		if h.OldLines > 0 && old != h.OldStart {
-			return nil, fmt.Errorf("%w: hunk %d of %s starts at base line %d, not %d", ErrHeadMismatch, i+1, f.Path(), h.OldStart, old)
+		want := h.OldStart
+		if h.OldLines == 0 {
+			want++ // an empty old side names the line before it
+		}
+		if old != want {
+			return nil, fmt.Errorf("%w: hunk %d of %s starts at base line %d, not %d", ErrHeadMismatch, i+1, f.Path(), want, old)
 		}
 		for _, l := range h.Lines {
 			switch l.Kind {
@@ -55,6 +62,9 @@ func Expand(f *File, head []string) (*File, error) {
 			}
 			lines = append(lines, l)
 		}
+	}
+	if f.Status == Added && cur-1 != len(head) {
+		return nil, fmt.Errorf("%w: %s is new with %d lines, the head has %d", ErrHeadMismatch, f.Path(), cur-1, len(head))
 	}
 	unchanged(len(head))
 	h := Hunk{OldStart: 1, OldLines: old - 1, NewStart: 1, NewLines: cur - 1, Lines: lines}

@@ -74,6 +74,24 @@ func TestExpandEdges(t *testing.T) {
 		t.Errorf("added file: %+v, %v; want -0,0 +1,2", x.Hunks, err)
 	}
 
+	// A new file whose head has more lines than the diff adds.
+	if _, err := Expand(added.Files[0], []string{"a", "b", "c"}); !errors.Is(err, ErrHeadMismatch) {
+		t.Errorf("added file, longer head: err = %v; want ErrHeadMismatch", err)
+	}
+	// A pure addition whose base position does not follow from the hunks
+	// before it (here one that deleted a line is missing).
+	two, err := Parse([]byte("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n a\n-b\n@@ -4,0 +4 @@\n+new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(two.Files[0], []string{"a", "c", "d", "new", "e"}); err != nil {
+		t.Errorf("both hunks: %v", err)
+	}
+	sub := &File{OldPath: "x", NewPath: "x", Hunks: two.Files[0].Hunks[1:]}
+	if _, err := Expand(sub, []string{"a", "c", "d", "new", "e"}); !errors.Is(err, ErrHeadMismatch) {
+		t.Errorf("second hunk alone: err = %v; want ErrHeadMismatch", err)
+	}
+
 	mod, err := Parse([]byte("diff --git a/p.go b/p.go\n--- a/p.go\n+++ b/p.go\n@@ -2,2 +2,2 @@\n x\n-y\n+z\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -156,9 +156,10 @@ func pieceTokens(c Context, f *diff.File, l Level) int {
 // FixedTokens estimates the tokens of a persona request of c that do not
 // depend on its files: the system message, the PR's intent, standards and
 // earlier comments, the section texts, the longest persona turn of team
-// (with validator, the validator's last message when longer: a validator
-// request starts with a persona request's prefix, and fits with it when
-// this room is kept), and the findings schema sent as the response format.
+// (with validator, the room a validator request needs beyond a persona
+// request's system and PR messages when that is larger: a validator request
+// of a part whose persona request fits then fits too, its shorter system
+// message included), and the findings schema sent as the response format.
 func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 	c.Files, c.Levels = nil, nil
 	longest := 0

@@ -23,20 +23,35 @@ func Clean(s string) string { return clean(s) }
 // JavaScript, a string in many languages): removing text between them
 // could hide changed lines, hunk and file headers from the reviewers, so
 // CleanCode never removes anything, and every line keeps its number.
+//
+// Characters that break a line for some readers but not for the line
+// numbering (U+2028, U+2029, NEL, vertical tab, form feed) are escaped too:
+// in a numbered listing they could make one line of code look like two,
+// the second a forged diff line such as an unnumbered deleted one.
 func CleanCode(s string) string {
-	if strings.IndexFunc(s, Hidden) < 0 {
+	if strings.IndexFunc(s, escapedInCode) < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for _, r := range s {
-		if Hidden(r) {
+		if escapedInCode(r) {
 			fmt.Fprintf(&b, "<U+%04X>", r)
 			continue
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// escapedInCode reports whether CleanCode shows r as an escape: a hidden
+// character, or one that breaks a line without being a newline.
+func escapedInCode(r rune) bool {
+	switch r {
+	case '\u2028', '\u2029', '\u0085', '\v', '\f':
+		return true
+	}
+	return Hidden(r)
 }
 
 // clean is Clean: prose only (GitHub renders it, so hidden text there is

@@ -118,12 +118,16 @@ func IsWhole(head string) bool {
 	return head != "" && len(head) <= WholeFileMaxBytes && len(splitLines(head)) <= WholeFileMaxLines
 }
 
-// splitLines splits a file into lines without their line ends (LF or
-// CRLF), as the diff's lines are.
+// splitLines splits a file into lines without their line ends (LF, CRLF,
+// or any run of CRs before the LF), as the diff parser reads its lines. An
+// empty file has no lines.
 func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
+		lines[i] = strings.TrimRight(l, "\r")
 	}
 	return lines
 }

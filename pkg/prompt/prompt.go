@@ -396,5 +396,5 @@ func readPrompt(name string) string {
 		// that every test of this package catches.
 		panic("prompt: " + name + " not embedded: " + err.Error())
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\r\n", "\n"))
 }

@@ -331,6 +331,10 @@ func TestCleanAndNeutralise(t *testing.T) {
 		{"x\U000E0041\U000E0042y", "x<U+E0041><U+E0042>y"},
 		{"if (isAdmin\u200B) {", "if (isAdmin<U+200B>) {"},
 		{"\u202Eevil\u2066", "<U+202E>evil<U+2066>"},
+		// Line breaks that are not newlines cannot forge a numbered line.
+		{"x := 1\u2028   -old := 2", "x := 1<U+2028>   -old := 2"},
+		{"a\u2029b\u0085c\vd\fe", "a<U+2029>b<U+0085>c<U+000B>d<U+000C>e"},
+		{"crlf\r\nstays", "crlf\r\nstays"},
 	} {
 		if got := CleanCode(tt.in); got != tt.want {
 			t.Errorf("CleanCode(%q) = %q; want %q", tt.in, got, tt.want)

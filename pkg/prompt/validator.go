@@ -276,13 +276,17 @@ func validatorSystem() string {
 func markdownSection(md, heading string) string {
 	level := strings.IndexByte(heading, ' ')
 	lines := strings.Split(md, "\n")
-	start := slices.Index(lines, heading)
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.TrimRight(l, " \t") == heading })
 	if start < 0 {
 		panic("prompt: no section " + heading)
 	}
-	end := len(lines)
+	end, fenced := len(lines), false
 	for i := start + 1; i < len(lines); i++ {
-		if n := strings.IndexByte(lines[i], ' '); n > 0 && n <= level && strings.Trim(lines[i][:n], "#") == "" {
+		l := strings.TrimRight(lines[i], " \t")
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if n := strings.IndexByte(l, ' '); !fenced && n > 0 && n <= level && strings.Trim(l[:n], "#") == "" {
 			end = i
 			break
 		}

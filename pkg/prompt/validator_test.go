@@ -79,7 +79,7 @@ func TestForValidatorFile(t *testing.T) {
 	// its third message is the findings' file whole, with its diff in
 	// place: every head line numbered, the deleted lines where they were.
 	if r.Messages[0] != one.Messages[0] || !strings.HasPrefix(one.Messages[1].Content, r.Messages[1].Content) ||
-		strings.Contains(r.Messages[1].Content, "## The diff") {
+		!strings.Contains(r.Messages[1].Content, "Title: Look users up by id directly") || strings.Contains(r.Messages[1].Content, "## The diff") {
 		t.Errorf("messages 1-2: want the per-finding system message and its PR intent, without the diff")
 	}
 	view := r.Messages[2].Content
@@ -113,6 +113,14 @@ func TestForValidatorFile(t *testing.T) {
 	if !strings.Contains(stale.Messages[1].Content, "## The diff") || !strings.Contains(stale.Messages[2].Content, "The whole head version") ||
 		!strings.Contains(stale.Messages[3].Content, "does not match the diff") {
 		t.Errorf("stale head: want the diff, the head file and the base region's reason")
+	}
+	// A file whose change the diff does not show (no patch) has no view
+	// either: the per-finding layout, never a listing without changes.
+	patchless := c
+	patchless.Files = []*diff.File{{OldPath: "api/users.go", NewPath: "api/users.go", Status: diff.Modified, NoPatch: true}}
+	if r := ForValidatorFile(fs, patchless, usersHead, "v"); strings.Contains(r.Messages[2].Content, "with the diff in place") ||
+		!strings.Contains(r.Messages[1].Content, "## The diff") {
+		t.Errorf("no patch: want the per-finding layout, got a file view")
 	}
 	if FindingID(1) != "F2" {
 		t.Errorf("FindingID(1) = %q; want F2", FindingID(1))
@@ -216,5 +224,30 @@ func TestValidatorFindingIsModelFacing(t *testing.T) {
 		if strings.Index(got, order[i-1]) > strings.Index(got, order[i]) {
 			t.Errorf("%s comes after %s:\n%s", order[i-1], order[i], got)
 		}
+	}
+}
+
+// The severity section is found however the embedded file is checked out
+// (CRLF, trailing blanks), and a heading-like line inside a code block
+// does not end it.
+func TestMarkdownSection(t *testing.T) {
+	md := "# Top\r\n\r\n## Severity \r\n\r\n- P0\r\n```\r\n# not a heading\r\n```\r\n- P3\r\n### Deeper\r\nstill in\r\n## Next\r\nout\r\n"
+	got := markdownSection(strings.ReplaceAll(md, "\r\n", "\n"), "## Severity")
+	if !strings.HasPrefix(got, "## Severity") || !strings.Contains(got, "- P3") || !strings.Contains(got, "still in") || strings.Contains(got, "out") {
+		t.Errorf("section:\n%s", got)
+	}
+	if !strings.Contains(validatorSystem(), "**P3**") {
+		t.Errorf("validator system message lacks the severity scale")
+	}
+}
+
+// A head with CR runs before its newlines (\r\r\n) splits into the
+// lines the diff parser reads, so the per-file view still lines up.
+func TestSplitLinesMatchesTheDiffParser(t *testing.T) {
+	if got := splitLines("a\r\r\nb\r\nc"); strings.Join(got, "|") != "a|b|c" {
+		t.Errorf("splitLines = %q; want a, b, c", got)
+	}
+	if got := splitLines(""); got != nil {
+		t.Errorf("splitLines(\"\") = %q; want no lines", got)
 	}
 }

@@ -410,7 +410,7 @@ func TestValidatorSeesSplitFileWhole(t *testing.T) {
 				t.Errorf("the validator was told the head does not match the diff:\n%s", all)
 			}
 			if batching == review.ValidatePerFile {
-				if !strings.Contains(all, "@@ -1,120 +1,130 @@") || !strings.Contains(all, " 11 +") || !strings.Contains(all, "100 +") {
+				if !strings.Contains(all, "@@ -1,120 +1,130 @@") || !strings.Contains(all, "\n 11 +func") || !strings.Contains(all, "\n100 +func") {
 					t.Errorf("per file: want the whole file with both hunks in place:\n%.2000s", all)
 				}
 			} else if !strings.Contains(all, "(base)") {
