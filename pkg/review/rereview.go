@@ -70,6 +70,11 @@ type carryPlan struct {
 	// prFiles are the PR diff's files of the rechecked findings: the
 	// validator judges them against the whole PR's change, not the delta.
 	prFiles []*diff.File
+	// deltaPR are the PR diff's files of the delta's files: a new finding
+	// in the delta is judged "introduced by this diff" against the PR's
+	// change of its file (base version and file view), not only against
+	// the new commits'.
+	deltaPR []*diff.File
 }
 
 // history is the list of reviewed heads after this run: the earlier
@@ -175,6 +180,7 @@ func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, head 
 			continue
 		}
 		p.delta.Files = append(p.delta.Files, f)
+		p.deltaPR = append(p.deltaPR, inPR[f.Path()])
 	}
 	rr.Incremental = true
 	for _, mf := range prev.Findings {

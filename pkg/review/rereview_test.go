@@ -169,6 +169,21 @@ func TestIncrementalReview(t *testing.T) {
 			t.Fatalf("persona %s was sent a.go lines the push did not touch", r.Persona)
 		}
 	}
+	// The new finding is judged against the PR's change of its file, not
+	// the push's: a.go is new in the PR, so it has no base version (the
+	// push's base region would show a.go as it was at the last review).
+	judged := false
+	for _, r := range e.model.RequestsFor(llm.Validator) {
+		if strings.Contains(r.Messages[3].Content, tNew) {
+			judged = true
+			if !strings.Contains(r.Messages[3].Content, "the file is new in this pull request") {
+				t.Errorf("the new finding's base region is not the PR's:\n%s", r.Messages[3].Content)
+			}
+		}
+	}
+	if !judged {
+		t.Errorf("no validator request for %q", tNew)
+	}
 	calls := modelCalls(e.model)
 	// The new finding and the two touched carried ones, plus the one repair
 	// request of the malformed answer.

@@ -202,7 +202,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
-		posted, _ = r.validate(ctx, o, res, out.Gated, parts, pc, head, calls)
+		vc := pc
+		if in.carry != nil {
+			vc.WholeFiles = in.carry.deltaPR
+		}
+		posted, _ = r.validate(ctx, o, res, out.Gated, parts, vc, head, calls)
 	}
 	if in.carry != nil {
 		c := pc

@@ -214,8 +214,8 @@ func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Findin
 			break
 		}
 	}
-	if whole := wholeFile(parts, f.File); whole != nil {
-		c.WholeFiles = []*diff.File{whole}
+	if whole := wholeFile(parts, f.File); whole != nil && !slices.ContainsFunc(c.WholeFiles, func(df *diff.File) bool { return df.Path() == f.File }) {
+		c.WholeFiles = append(slices.Clip(c.WholeFiles), whole)
 	}
 	if prompt.EstimateTokens(diff.RenderNumbered(c.Files)) <= o.MaxInputTokens/4 {
 		return c
