@@ -148,7 +148,7 @@ func (s *Server) createReaction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	c, _, _ := s.findComment(id)
+	c, _, _ := findComment(s.comments, id)
 	status := http.StatusCreated
 	if c != nil {
 		for _, have := range s.reacts[id] {

@@ -254,32 +254,7 @@ func (s *Server) listReviewCommentsOf(w http.ResponseWriter, r *http.Request) {
 
 // editReviewComment is PATCH /repos/{o}/{r}/pulls/comments/{id}.
 func (s *Server) editReviewComment(w http.ResponseWriter, r *http.Request) {
-	id, ok := number(w, r, "id")
-	if !ok {
-		return
-	}
-	body, ok := readComment(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	var c *Comment
-	var n int
-	for pr, list := range s.reviews {
-		for _, rc := range list {
-			if rc.ID == id {
-				c, n = rc, pr
-			}
-		}
-	}
-	if c == nil {
-		s.mu.Unlock()
-		writeJSONError(w, http.StatusNotFound, "Not Found")
-		return
-	}
-	cp := c.edit(body)
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.reviewCommentJSON(r, n, cp))
+	s.editIn(w, r, s.reviews, s.reviewCommentJSON)
 }
 
 // hunkRange is one hunk's line span on each side.
@@ -322,28 +297,8 @@ func findHunk(hs []hunkRange, line int, left bool) int {
 	return -1
 }
 
-// deleteReviewComment is DELETE /repos/{o}/{r}/pulls/comments/{id}: 204, or
-// 404 when it is gone.
+// deleteReviewComment is DELETE /repos/{o}/{r}/pulls/comments/{id}: 204,
+// or 404 when it is gone.
 func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
-	id, ok := number(w, r, "id")
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	found := false
-	for pr, list := range s.reviews {
-		for i, rc := range list {
-			if rc.ID == id {
-				s.reviews[pr] = append(list[:i:i], list[i+1:]...)
-				found = true
-				break
-			}
-		}
-	}
-	s.mu.Unlock()
-	if !found {
-		writeJSONError(w, http.StatusNotFound, "Not Found")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.deleteIn(w, r, s.reviews)
 }

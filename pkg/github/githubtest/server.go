@@ -829,9 +829,10 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, m)
 }
 
-// findComment returns the issue comment id and its PR number. Call with mu held.
-func (s *Server) findComment(id int64) (*Comment, int, int) {
-	for n, list := range s.comments {
+// findComment returns comment id in comments (the issue or the review
+// comments, per PR), its PR number and its index. Call with mu held.
+func findComment(comments map[int][]*Comment, id int64) (*Comment, int, int) {
+	for n, list := range comments {
 		for i, c := range list {
 			if c.ID == id {
 				return c, n, i
@@ -841,7 +842,14 @@ func (s *Server) findComment(id int64) (*Comment, int, int) {
 	return nil, 0, 0
 }
 
+// editComment is PATCH /repos/{o}/{r}/issues/comments/{id}.
 func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	s.editIn(w, r, s.comments, s.commentJSON)
+}
+
+// editIn edits comment {id} of comments and answers with render's JSON of
+// it, or 404 when it is gone.
+func (s *Server) editIn(w http.ResponseWriter, r *http.Request, comments map[int][]*Comment, render func(*http.Request, int, Comment) map[string]any) {
 	id, ok := number(w, r, "id")
 	if !ok {
 		return
@@ -851,7 +859,7 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	c, n, _ := s.findComment(id)
+	c, n, _ := findComment(comments, id)
 	if c == nil {
 		s.mu.Unlock()
 		writeJSONError(w, http.StatusNotFound, "Not Found")
@@ -859,7 +867,7 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	}
 	cp := c.edit(body)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.commentJSON(r, n, cp))
+	writeJSON(w, http.StatusOK, render(r, n, cp))
 }
 
 // edit replaces the body as GitHub does (one more edit, a later
@@ -871,15 +879,21 @@ func (c *Comment) edit(body string) Comment {
 	return *c
 }
 
+// deleteComment is DELETE /repos/{o}/{r}/issues/comments/{id}.
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
+	s.deleteIn(w, r, s.comments)
+}
+
+// deleteIn deletes comment {id} of comments: 204, or 404 when it is gone.
+func (s *Server) deleteIn(w http.ResponseWriter, r *http.Request, comments map[int][]*Comment) {
 	id, ok := number(w, r, "id")
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	c, n, i := s.findComment(id)
+	c, n, i := findComment(comments, id)
 	if c != nil {
-		s.comments[n] = append(s.comments[n][:i:i], s.comments[n][i+1:]...)
+		comments[n] = append(comments[n][:i:i], comments[n][i+1:]...)
 	}
 	s.mu.Unlock()
 	if c == nil {
