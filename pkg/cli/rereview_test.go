@@ -116,3 +116,46 @@ func TestReviewFullNeedsPR(t *testing.T) {
 		t.Fatalf("--on-new-commits ignore: %v; want ErrUsage", err)
 	}
 }
+
+// TestReviewPRReviewsUnattestedHead: a report of ours for the PR's head
+// whose metadata does not attest a complete review (a release-1 report,
+// written before validator failures made a review incomplete; or a
+// release-2 report of an incomplete review) is not "already reviewed":
+// its green conclusion must not be carried onto the head, so the PR is
+// reviewed again and the check is computed from that review.
+func TestReviewPRReviewsUnattestedHead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		meta marker.Meta
+	}{
+		{"release-1 success", marker.Meta{Version: 1, HeadSHA: prHead, Verdict: "ready", Conclusion: "success"}},
+		{"release-1 degraded neutral", marker.Meta{Version: 1, HeadSHA: prHead, Verdict: "degraded", Conclusion: "neutral"}},
+		{"incomplete neutral", marker.Meta{Version: 2, HeadSHA: prHead, Heads: []string{prHead}, Verdict: "degraded", Conclusion: "neutral", Incomplete: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := fakePR(t)
+			defer gh.Close()
+			m := llmtest.New()
+			defer m.Close()
+			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
+			m.Script(llm.Validator, verdict(true, "Integer division truncates."))
+			gh.AddComment(7, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(tc.meta)+"\n## anchor-review\n")
+			_, stderr, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--post", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+			if !errors.Is(err, action.ErrBlocking) {
+				t.Errorf("review --post: %v; want ErrBlocking from a new review\n%s", err, stderr)
+			}
+			if len(m.Requests()) == 0 {
+				t.Error("no model request: the earlier report was carried instead of reviewing the head")
+			}
+			checks := gh.CheckRuns()
+			if len(checks) != 1 || checks[0].Conclusion != "failure" {
+				t.Fatalf("check runs %+v; want one failure from the new review", checks)
+			}
+			if c := gh.Comments(7); len(c) != 1 {
+				t.Errorf("%d comments; want the one report, edited", len(c))
+			}
+		})
+	}
+}

@@ -14,7 +14,8 @@
 //  4. the PR was already reviewed AT ITS CURRENT HEAD: an issue comment by
 //     the action's own identity (bot-login) whose first line is the report
 //     marker, whose second line is a valid metadata line, and whose
-//     head_sha is the PR's head. A marker in anyone else's comment, or
+//     head_sha is the PR's head; a green verdict counts only when the
+//     metadata attests a complete review (see vouches). A marker in anyone else's comment, or
 //     anywhere but the first line, is ignored: otherwise any user or
 //     workflow could switch reviews off. A deliberate rerun bypasses this
 //     rule only.
@@ -161,8 +162,27 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 	if rerun || m.HeadSHA != pr.HeadSHA {
 		return Decision{Previous: &m}
 	}
+	if !vouches(m) {
+		// Our report for this head, but it cannot vouch for a green check:
+		// the head is reviewed again, from scratch.
+		return Decision{}
+	}
 	return Decision{Skip: true, Rule: RuleReviewed, Carried: &m,
 		Reason: "already reviewed at this head commit: " + botLogin + " posted a report for " + m.HeadSHA[:12] + "; run the workflow manually (workflow_dispatch) to review again"}
+}
+
+// vouches reports whether rule 4 may carry m's verdict onto its head. A
+// failing verdict always may (nothing green is carried). A green one
+// (success, neutral) only when m attests a COMPLETE review (SPEC 7.1): a
+// release-2 report not marked incomplete. A release-1 report cannot attest
+// it (release 1 counted neither validator failures nor over-budget drops),
+// and an incomplete review's neutral is no review of the head.
+func vouches(m marker.Meta) bool {
+	switch m.Conclusion {
+	case "success", "neutral":
+		return m.Version >= 2 && !m.Incomplete
+	}
+	return true
 }
 
 // LastReport returns the metadata of the newest report comment written by

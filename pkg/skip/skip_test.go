@@ -64,6 +64,8 @@ func TestDecide(t *testing.T) {
 	open := PR{State: "open", Title: "Fix the parser", Body: "It broke on CRLF.", Author: "alice", HeadSHA: head}
 	meta1 := marker.Meta{Version: 1, HeadSHA: head, Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
 	meta2 := marker.Meta{Version: 1, HeadSHA: older, Verdict: "ready", Conclusion: "success"}
+	meta3 := marker.Meta{Version: 2, HeadSHA: head, Verdict: "ready", Conclusion: "success"}
+	meta4 := marker.Meta{Version: 2, HeadSHA: head, Verdict: "degraded", Conclusion: "failure", Incomplete: true}
 	ours := Comment{Author: bot, Body: report(meta1)}
 	with := func(p PR, f func(*PR)) PR { f(&p); return p }
 	botPR := func(author, title, body string) PR {
@@ -129,6 +131,14 @@ func TestDecide(t *testing.T) {
 		{name: "bot comment without marker does not skip", pr: open, comments: []Comment{{Author: bot, Body: "Deployed to staging."}}, botLogin: bot},
 		{name: "marker quoted by another workflow does not skip", pr: open, comments: []Comment{{Author: bot, Body: "PR text:\n" + report(meta1)}}, botLogin: bot},
 		{name: "marker quoted inside a line does not skip", pr: open, comments: []Comment{{Author: bot, Body: "see `" + marker.Report + "`"}}, botLogin: bot},
+		{name: "a release-1 green report at this head is reviewed again", pr: open,
+			comments: []Comment{{Author: bot, Body: report(marker.Meta{Version: 1, HeadSHA: head, Verdict: "ready", Conclusion: "success"})}}, botLogin: bot},
+		{name: "an incomplete review's neutral at this head is reviewed again", pr: open,
+			comments: []Comment{{Author: bot, Body: report(marker.Meta{Version: 2, HeadSHA: head, Verdict: "degraded", Conclusion: "neutral", Incomplete: true})}}, botLogin: bot},
+		{name: "a complete release-2 green report at this head", pr: open, comments: []Comment{{Author: bot, Body: report(meta3)}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: reviewed, Carried: &meta3}},
+		{name: "an incomplete review's failure at this head is carried", pr: open, comments: []Comment{{Author: bot, Body: report(meta4)}}, botLogin: bot,
+			want: Decision{Skip: true, Rule: RuleReviewed, Reason: reviewed, Carried: &meta4}},
 		{name: "rerun bypasses rule 4", pr: open, comments: []Comment{ours}, botLogin: bot, rerun: true,
 			want: Decision{Previous: &meta1}},
 		{name: "empty bot login trusts nobody", pr: open, comments: []Comment{{Author: "", Body: report(meta1)}}, botLogin: ""},
