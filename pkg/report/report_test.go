@@ -216,24 +216,30 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.render()
-			path := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update and review the diff)\ngot:\n%s", path, got)
-			}
-			if strings.Contains(got, canary) {
-				t.Errorf("output leaks the planted secret")
-			}
+			checkGolden(t, tt.name, tt.render())
 		})
+	}
+}
+
+// checkGolden compares got with testdata/name.golden (rewritten under
+// -update) and checks that it does not leak the planted secret.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update and review the diff)\ngot:\n%s", path, got)
+	}
+	if strings.Contains(got, canary) {
+		t.Errorf("output leaks the planted secret")
 	}
 }
 

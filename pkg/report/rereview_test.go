@@ -1,8 +1,6 @@
 package report
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,23 +58,7 @@ func TestRereviewRendering(t *testing.T) {
 		{"check_unreviewed", func() string { return formatCheck(Check(unreviewed("success", 0, 3), opts())) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.render()
-			path := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update and review the diff)\ngot:\n%s", path, got)
-			}
-			if strings.Contains(got, canary) {
-				t.Errorf("output leaks the planted secret")
-			}
+			checkGolden(t, tt.name, tt.render())
 		})
 	}
 }
