@@ -22,7 +22,6 @@ const prHead2 = "bb00cc11dd22ee33ff4455667788990011223344"
 func TestReviewPRFollowsPushes(t *testing.T) {
 	t.Parallel()
 	gh := fakePR(t)
-	defer gh.Close()
 	m := llmtest.New()
 	defer m.Close()
 	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
@@ -136,7 +135,6 @@ func TestReviewPRReviewsUnattestedHead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			gh := fakePR(t)
-			defer gh.Close()
 			m := llmtest.New()
 			defer m.Close()
 			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))

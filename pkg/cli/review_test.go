@@ -361,7 +361,7 @@ const (
 	prBase = "aa00bb11cc22dd33ee44ff5566778899aabbccdd"
 )
 
-// fakePR serves PR o/r#7 with the invoice change.
+// fakePR serves PR o/r#7 with the invoice change until the test ends.
 func fakePR(t *testing.T) *githubtest.Server {
 	t.Helper()
 	patch, err := os.ReadFile(invoicePatch)
@@ -373,6 +373,7 @@ func fakePR(t *testing.T) *githubtest.Server {
 		t.Fatal(err)
 	}
 	gh := githubtest.New()
+	t.Cleanup(gh.Close)
 	gh.AddPR(githubtest.PR{Number: 7, Title: "Invoice discounts", Body: "Adds percentage discounts.", HeadSHA: prHead, BaseSHA: prBase, HeadRepo: "o/r", BaseRepo: "o/r"})
 	gh.SetDiff(7, string(patch))
 	gh.SetContent(prHead, invoicePath, string(head))
@@ -396,7 +397,6 @@ func TestReviewPR(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			gh := fakePR(t)
-			defer gh.Close()
 			m := llmtest.New()
 			defer m.Close()
 			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
@@ -491,7 +491,6 @@ func TestReviewUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			gh := fakePR(t)
-			defer gh.Close()
 			m := llmtest.New()
 			defer m.Close()
 			args := []string{"review", "--github-api-url", gh.URL + "/", "--github-token", "t"}
@@ -740,7 +739,6 @@ func TestReviewDiffOutsideRepoWarns(t *testing.T) {
 func TestReviewPostTwice(t *testing.T) {
 	t.Parallel()
 	gh := fakePR(t)
-	defer gh.Close()
 	m := llmtest.New()
 	defer m.Close()
 	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
@@ -777,7 +775,6 @@ func TestReviewPostTwice(t *testing.T) {
 func TestUserAgents(t *testing.T) {
 	t.Parallel()
 	gh := fakePR(t)
-	defer gh.Close()
 	m := llmtest.New()
 	defer m.Close()
 	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
@@ -810,7 +807,6 @@ func TestUserAgents(t *testing.T) {
 func TestReviewErrorsNameThingsOnce(t *testing.T) {
 	t.Parallel()
 	gh := fakePR(t)
-	defer gh.Close()
 	gh.Inject(githubtest.Fault{PathContains: "/pulls/7", Accept: "diff", Status: 422, Body: `{"message":"diff unavailable"}`})
 	m := llmtest.New()
 	defer m.Close()
