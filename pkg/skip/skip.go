@@ -162,9 +162,13 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 	if rerun || m.HeadSHA != pr.HeadSHA {
 		return Decision{Previous: &m}
 	}
-	if !vouches(m) {
-		// Our report for this head, but it cannot vouch for a green check:
-		// the head is reviewed again, from scratch.
+	if !vouches(m) || green(m) && reports(comments, botLogin) > 1 {
+		// Our report for this head, but it cannot vouch for a green check,
+		// or it is one of several of ours (a duplicate a run failed to
+		// delete): the publisher edits the oldest, this reads the newest,
+		// and a green verdict needs the two to be the same report. The
+		// head is reviewed again, from scratch, and the publisher removes
+		// the duplicates.
 		return Decision{}
 	}
 	return Decision{Skip: true, Rule: RuleReviewed, Carried: &m,
@@ -178,11 +182,22 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 // it (release 1 counted neither validator failures nor over-budget drops),
 // and an incomplete review's neutral is no review of the head.
 func vouches(m marker.Meta) bool {
-	switch m.Conclusion {
-	case "success", "neutral":
-		return m.Version >= 2 && !m.Incomplete
+	return !green(m) || m.Version >= 2 && !m.Incomplete
+}
+
+// green reports whether m's check passes a required status check.
+func green(m marker.Meta) bool { return m.Conclusion == "success" || m.Conclusion == "neutral" }
+
+// reports counts login's comments that carry the report marker, valid
+// metadata or not: every one the publisher would treat as its report.
+func reports(comments []Comment, login string) int {
+	n := 0
+	for _, c := range comments {
+		if strings.EqualFold(c.Author, login) && marker.HasReport(c.Body) {
+			n++
+		}
 	}
-	return true
+	return n
 }
 
 // LastReport returns the metadata of the newest report comment written by
