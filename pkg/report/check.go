@@ -150,7 +150,7 @@ func unreviewedCheck(r review.Result, o Options, limit int, out CheckOutput, lab
 		fmt.Fprintf(&b, " with `pr-number: %d`", r.PR)
 	}
 	b.WriteString(").\n")
-	out.Summary = Truncate(b.String(), limit)
+	out.Summary = TruncateBytes(b.String(), limit)
 	return out
 }
 
