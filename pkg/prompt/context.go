@@ -64,7 +64,7 @@ func Excerpt(f *diff.File, head string, level Level) string {
 		return ""
 	}
 	lines := splitLines(head)
-	if level == LevelWhole && len(lines) <= WholeFileMaxLines && len(head) <= WholeFileMaxBytes {
+	if level == LevelWhole && IsWhole(head) {
 		return numberedRanges(lines, [][2]int{{1, len(lines)}})
 	}
 	anchors := anchorLines(f, len(lines))
@@ -115,7 +115,17 @@ func subtract(rs, cut [][2]int) [][2]int {
 
 // IsWhole reports whether Excerpt at LevelWhole shows head whole.
 func IsWhole(head string) bool {
-	return head != "" && len(head) <= WholeFileMaxBytes && len(splitLines(head)) <= WholeFileMaxLines
+	// splitLines(head) has one line more than the newlines it splits at.
+	return head != "" && len(head) <= WholeFileMaxBytes && strings.Count(strings.TrimSuffix(head, "\n"), "\n") < WholeFileMaxLines
+}
+
+// shown is the level Excerpt shows head at when asked for l: LevelWhole of
+// a head too large to show whole shows its blocks.
+func shown(head string, l Level) Level {
+	if l == LevelWhole && !IsWhole(head) {
+		return LevelBlocks
+	}
+	return l
 }
 
 // splitLines splits a file into lines without their line ends (LF, CRLF,
