@@ -63,10 +63,10 @@ func Excerpt(f *diff.File, head string, level Level) string {
 	if level == LevelNone || head == "" || f.Binary || f.Status == diff.Deleted || f.Status == diff.Added {
 		return ""
 	}
-	lines := splitLines(head)
 	if level == LevelWhole && IsWhole(head) {
-		return numberedRanges(lines, [][2]int{{1, len(lines)}})
+		return numberedWhole(head)
 	}
+	lines := splitLines(head)
 	anchors := anchorLines(f, len(lines))
 	if len(anchors) == 0 {
 		return ""
@@ -240,6 +240,12 @@ func merge(rs [][2]int) [][2]int {
 		out = append(out, r)
 	}
 	return out
+}
+
+// numberedWhole is every line of head with its number.
+func numberedWhole(head string) string {
+	lines := splitLines(head)
+	return numberedRanges(lines, [][2]int{{1, len(lines)}})
 }
 
 // numberedRanges writes the lines of rs with their numbers, "..." between

@@ -223,7 +223,7 @@ func headMessage(file string, c Context, headContent, fence string) string {
 		writeFencedCode(&head, fence, "File: "+file+"\n"+ex)
 	default:
 		head.WriteString("The whole head version, with line numbers.\n\n")
-		writeFencedCode(&head, fence, "File: "+file+"\n"+numbered(headContent))
+		writeFencedCode(&head, fence, "File: "+file+"\n"+numberedWhole(headContent))
 	}
 	return head.String()
 }

@@ -283,3 +283,14 @@ func TestValidatorRequestLargeHead(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatorHeadCRLF: the validator's whole head view numbers the lines
+// as the diff and the context read them, without their carriage returns.
+func TestValidatorHeadCRLF(t *testing.T) {
+	c := testContext(t)
+	f := finding.Finding{Title: "t", Severity: finding.P1, File: "api/users.go", Line: 17, Confidence: 75, WhyItMatters: "w", Evidence: []string{"e"}}
+	r := ForValidator(f, c, strings.ReplaceAll(usersHead, "\n", "\r\n"), "v")
+	if head := r.Messages[2].Content; strings.Contains(head, "\r") || !strings.Contains(head, "The whole head version") {
+		t.Errorf("head message: want the whole file without carriage returns, got %q", head)
+	}
+}
