@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -18,32 +19,39 @@ func ValidationsSchema() []byte {
 	return b
 }
 
+// findingIDProperty is the verdict's "finding" property.
+const findingIDProperty = `{"type": "string", "description": "The id of the finding this verdict answers, as the request numbers them (F1, F2, ...)."}`
+
 func validationsSchema(doc []byte) ([]byte, error) {
-	var root map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &root); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", SchemaFile, err)
+	root, def, err := definition(doc, ValidationSchemaName)
+	if err != nil {
+		return nil, err
 	}
-	var defs map[string]json.RawMessage
-	if err := json.Unmarshal(root["definitions"], &defs); err != nil {
-		return nil, fmt.Errorf("parse %s definitions: %w", SchemaFile, err)
-	}
-	var item map[string]any
-	if err := json.Unmarshal(defs[ValidationSchemaName], &item); err != nil || item == nil {
+	var item map[string]json.RawMessage
+	if err := json.Unmarshal(def, &item); err != nil || item == nil {
 		return nil, fmt.Errorf("%s has no usable definition %q", SchemaFile, ValidationSchemaName)
 	}
-	props, _ := item["properties"].(map[string]any)
-	required, _ := item["required"].([]any)
-	if props == nil {
+	// The properties stay raw: a model writes its keys in the order the
+	// schema lists them, so the definition's order (the verdict before its
+	// reason) must survive, behind the id ("finding") that leads.
+	props := bytes.TrimSpace(item["properties"])
+	var names map[string]json.RawMessage
+	if json.Unmarshal(props, &names) != nil || len(names) == 0 {
 		return nil, fmt.Errorf("%s definition %q has no properties", SchemaFile, ValidationSchemaName)
 	}
-	props["finding"] = map[string]any{
-		"type":        "string",
-		"description": "The id of the finding this verdict answers, as the request numbers them (F1, F2, ...).",
+	item["properties"] = append([]byte(`{"finding": `+findingIDProperty+`,`), props[1:]...)
+	var required []string
+	if r, ok := item["required"]; ok {
+		if err := json.Unmarshal(r, &required); err != nil {
+			return nil, fmt.Errorf("parse %s definition %q required: %w", SchemaFile, ValidationSchemaName, err)
+		}
 	}
-	item["required"] = append([]any{"finding"}, required...)
+	if item["required"], err = json.Marshal(append([]string{"finding"}, required...)); err != nil {
+		return nil, err
+	}
 	delete(item, "title")
 	out := map[string]any{
-		"$schema":              json.RawMessage(root["$schema"]),
+		"$schema":              root["$schema"],
 		"title":                ValidationsSchemaName,
 		"type":                 "object",
 		"description":          "The validator's verdicts on every finding of one file, each judged on its own.",
@@ -56,7 +64,7 @@ func validationsSchema(doc []byte) ([]byte, error) {
 				"items":       item,
 			},
 		},
-		"definitions": json.RawMessage(root["definitions"]),
+		"definitions": root["definitions"],
 	}
 	return json.MarshalIndent(out, "", "  ")
 }

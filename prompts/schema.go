@@ -49,17 +49,9 @@ func Schemas() map[string][]byte {
 }
 
 func definitionAsRoot(doc []byte, name string) ([]byte, error) {
-	var root map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &root); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", SchemaFile, err)
-	}
-	var defs map[string]json.RawMessage
-	if err := json.Unmarshal(root["definitions"], &defs); err != nil {
-		return nil, fmt.Errorf("parse %s definitions: %w", SchemaFile, err)
-	}
-	def, ok := defs[name]
-	if !ok {
-		return nil, fmt.Errorf("%s has no definition %q", SchemaFile, name)
+	root, def, err := definition(doc, name)
+	if err != nil {
+		return nil, err
 	}
 	var out map[string]json.RawMessage
 	if err := json.Unmarshal(def, &out); err != nil {
@@ -68,6 +60,23 @@ func definitionAsRoot(doc []byte, name string) ([]byte, error) {
 	out["$schema"] = root["$schema"]
 	out["definitions"] = root["definitions"]
 	return json.MarshalIndent(out, "", "  ")
+}
+
+// definition parses doc's top level and returns it with its definition
+// called name, raw.
+func definition(doc []byte, name string) (root map[string]json.RawMessage, def json.RawMessage, err error) {
+	if err := json.Unmarshal(doc, &root); err != nil {
+		return nil, nil, fmt.Errorf("parse %s: %w", SchemaFile, err)
+	}
+	var defs map[string]json.RawMessage
+	if err := json.Unmarshal(root["definitions"], &defs); err != nil {
+		return nil, nil, fmt.Errorf("parse %s definitions: %w", SchemaFile, err)
+	}
+	def, ok := defs[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s has no definition %q", SchemaFile, name)
+	}
+	return root, def, nil
 }
 
 // ConfigSchemaFile is the JSON Schema of the repository configuration file

@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -84,4 +85,60 @@ func TestValidationsSchema(t *testing.T) {
 	if _, err := validationsSchema([]byte(`{"definitions":{}}`)); err == nil {
 		t.Errorf("validationsSchema without the definition: got nil error; want one")
 	}
+}
+
+// TestValidationsSchemaKeepsOrder: a model writes its keys in the order the
+// schema lists them, so a verdict of the per-file schema lists its
+// properties as the validation definition does, behind the finding id (a
+// Go map would sort them: reason before validated).
+func TestValidationsSchemaKeepsOrder(t *testing.T) {
+	t.Parallel()
+	var def struct {
+		Definitions struct {
+			Validation struct {
+				Properties json.RawMessage `json:"properties"`
+			} `json:"validation"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(FindingsSchema(), &def); err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			Verdicts struct {
+				Items struct {
+					Properties json.RawMessage `json:"properties"`
+				} `json:"items"`
+			} `json:"verdicts"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(ValidationsSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"finding"}, keysOf(t, def.Definitions.Validation.Properties)...)
+	if got := keysOf(t, s.Properties.Verdicts.Items.Properties); !slices.Equal(got, want) {
+		t.Errorf("verdict properties: got %v; want %v", got, want)
+	}
+}
+
+// keysOf lists the keys of the JSON object raw in the order of its bytes.
+func keysOf(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }

@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"path"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -21,26 +22,38 @@ const (
 	langSQL         // '--' comments
 )
 
-func langOf(lowerPath, base string) lang {
-	ext := ""
-	if i := strings.LastIndexByte(base, '.'); i >= 0 {
-		ext = base[i:]
-	}
-	switch ext {
-	case ".go":
-		return langGo
-	case ".py", ".pyi":
-		return langPython
-	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
-		return langJS
-	case ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".m", ".mm", ".cs":
-		return langC
-	case ".rs":
-		return langRust
-	case ".sh", ".bash", ".zsh", ".rb", ".yml", ".yaml", ".toml", ".pl", ".pm", ".r", ".tf", ".cfg", ".ini", ".conf":
-		return langHash
-	case ".sql":
-		return langSQL
+// extension is what a file extension tells: the language name LanguageOf
+// gives (the values a custom persona's `languages` may list; "" for an
+// extension no custom persona can name) and the comment family selection
+// reads its lines with.
+type extension struct {
+	name   string
+	family lang
+}
+
+// extensions is the one table of file extensions, keyed by the lower-case
+// extension with its dot.
+var extensions = map[string]extension{
+	".go": {"go", langGo},
+	".py": {"python", langPython}, ".pyi": {"python", langPython},
+	".ts": {"typescript", langJS}, ".tsx": {"typescript", langJS}, ".mts": {"typescript", langJS}, ".cts": {"typescript", langJS},
+	".js": {"javascript", langJS}, ".jsx": {"javascript", langJS}, ".mjs": {"javascript", langJS}, ".cjs": {"javascript", langJS},
+	".java": {"java", langOther}, ".kt": {"kotlin", langOther}, ".kts": {"kotlin", langOther}, ".scala": {"scala", langOther},
+	".php": {"php", langOther}, ".swift": {"swift", langOther}, ".proto": {"proto", langOther},
+	".c": {"c", langC}, ".h": {"c", langC},
+	".cc": {"cpp", langC}, ".cpp": {"cpp", langC}, ".cxx": {"cpp", langC}, ".hpp": {"cpp", langC}, ".hh": {"cpp", langC},
+	".m": {"", langC}, ".mm": {"", langC}, ".cs": {"csharp", langC},
+	".rs": {"rust", langRust},
+	".rb": {"ruby", langHash}, ".sh": {"shell", langHash}, ".bash": {"shell", langHash}, ".zsh": {"shell", langHash},
+	".yml": {"yaml", langHash}, ".yaml": {"yaml", langHash}, ".tf": {"terraform", langHash},
+	".toml": {"", langHash}, ".pl": {"", langHash}, ".pm": {"", langHash}, ".r": {"", langHash},
+	".cfg": {"", langHash}, ".ini": {"", langHash}, ".conf": {"", langHash},
+	".sql": {"sql", langSQL},
+}
+
+func langOf(base string) lang {
+	if e, ok := extensions[path.Ext(base)]; ok {
+		return e.family
 	}
 	if base == "makefile" || base == "dockerfile" || strings.HasPrefix(base, "dockerfile.") || base == "gemfile" || base == "rakefile" {
 		return langHash

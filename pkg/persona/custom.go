@@ -137,35 +137,19 @@ func (w *When) match(files []*diff.File) string {
 // Languages returns the language names LanguageOf yields, sorted: the
 // values a custom persona's `languages` may list.
 func Languages() []string {
-	seen := map[string]bool{}
-	for _, l := range languageByExt() {
-		seen[l] = true
-	}
-	out := make([]string, 0, len(seen))
-	for l := range seen {
-		out = append(out, l)
+	var out []string
+	for _, e := range extensions {
+		if e.name != "" {
+			out = append(out, e.name)
+		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // LanguageOf names the language of a file from its extension ("go",
 // "python", "typescript", "javascript", ...), or "" when it is none of
 // Languages.
 func LanguageOf(p string) string {
-	return languageByExt()[strings.ToLower(path.Ext(p))]
-}
-
-func languageByExt() map[string]string {
-	return map[string]string{
-		".go": "go",
-		".py": "python", ".pyi": "python",
-		".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-		".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-		".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala",
-		".rb": "ruby", ".rs": "rust", ".php": "php", ".swift": "swift", ".cs": "csharp",
-		".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
-		".sh": "shell", ".bash": "shell", ".sql": "sql", ".yml": "yaml", ".yaml": "yaml",
-		".tf": "terraform", ".proto": "proto",
-	}
+	return extensions[strings.ToLower(path.Ext(p))].name
 }

@@ -16,11 +16,10 @@ import (
 
 // pathInfo is what path rules see, computed once per file.
 type pathInfo struct {
-	lower  string   // lower-cased path
-	base   string   // lower-cased base name
-	words  []string // lower-cased path split on every non-alphanumeric rune
-	golang bool     // a .go file
-	lang   lang
+	lower string   // lower-cased path
+	base  string   // lower-cased base name
+	words []string // lower-cased path split on every non-alphanumeric rune
+	lang  lang
 }
 
 // lineInfo is what line rules see: one line of code, added or deleted (or,
@@ -131,8 +130,8 @@ func (ru *rule) lineMatch(l *lineInfo, found *needleSet) string {
 
 func newPathInfo(p string) pathInfo {
 	lower := strings.ToLower(p)
-	fi := pathInfo{lower: lower, base: path.Base(lower), golang: strings.HasSuffix(lower, ".go")}
-	fi.lang = langOf(lower, fi.base)
+	fi := pathInfo{lower: lower, base: path.Base(lower)}
+	fi.lang = langOf(fi.base)
 	fi.words = strings.FieldsFunc(lower, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})
@@ -309,7 +308,7 @@ func performanceRules() []rule {
 		{
 			any: []string{"for ", "foreach", ".each do", ".each {"},
 			check: func(l *lineInfo) string {
-				if isLoop(l.raw, l.file.golang) {
+				if isLoop(l.raw, l.file.lang == langGo) {
 					return "loop over a collection"
 				}
 				return ""
@@ -340,7 +339,7 @@ func apiRules() []rule {
 		{
 			any: []string{"func ", "type "},
 			check: func(l *lineInfo) string {
-				if name := exportedGoDecl(l.raw); l.file.golang && name != "" {
+				if name := exportedGoDecl(l.raw); l.file.lang == langGo && name != "" {
 					return "exported Go signature " + name + " changed"
 				}
 				return ""
@@ -456,7 +455,7 @@ func reliabilityRules() []rule {
 		{
 			any: append([]string{"go "}, background...),
 			check: func(l *lineInfo) string {
-				if l.file.golang && strings.HasPrefix(strings.TrimSpace(l.raw), "go ") || containsAny(l.low(), background...) {
+				if l.file.lang == langGo && strings.HasPrefix(strings.TrimSpace(l.raw), "go ") || containsAny(l.low(), background...) {
 					return "background job or goroutine"
 				}
 				return ""

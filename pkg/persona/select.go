@@ -214,7 +214,7 @@ func scanFiles(files []*diff.File) []hit {
 			next := nextCode(h, flags[k])
 			prevOld, prevNew := "", "" // the previous line of code on each side
 			for j, l := range h.Lines {
-				opens := isLoop(l.Text, fi.golang)
+				opens := isLoop(l.Text, fi.lang == langGo)
 				if flags[k][j] {
 					prev := prevNew
 					if l.Kind == diff.Delete {

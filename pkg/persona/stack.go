@@ -64,7 +64,7 @@ func stackReasons(files []*diff.File) map[string]string {
 		// Like every path rule: a change that touches no line of code (a
 		// docstring, a comment) selects nobody.
 		lower := strings.ToLower(f.Path())
-		if _, changed := codeFlags(f, langOf(lower, path.Base(lower))); !changed {
+		if _, changed := codeFlags(f, langOf(path.Base(lower))); !changed {
 			continue
 		}
 		if h := hits[name]; h != nil {

@@ -166,7 +166,7 @@ func TestNewCustomRejects(t *testing.T) {
 }
 
 func TestLanguageOf(t *testing.T) {
-	for p, want := range map[string]string{"a/b.go": "go", "x.PY": "python", "c.tsx": "typescript", "d.jsx": "javascript", "README": "", "e.yml": "yaml"} {
+	for p, want := range map[string]string{"a/b.go": "go", "x.PY": "python", "c.tsx": "typescript", "d.jsx": "javascript", "README": "", "e.yml": "yaml", "f.hh": "cpp", "g.zsh": "shell", "h.toml": "", "i.mm": ""} {
 		if got := LanguageOf(p); got != want {
 			t.Errorf("LanguageOf(%q) = %q; want %q", p, got, want)
 		}

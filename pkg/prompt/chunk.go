@@ -30,7 +30,29 @@ type Part struct {
 // returned in left with reason TooLarge. budget <= 0 leaves every file in
 // left: not even one file fits.
 func Fit(c Context, budget int) (parts []Part, left []scope.Excluded) {
-	cost := func(f *diff.File, l Level) int { return pieceTokens(c, f, l) }
+	// pack costs a file at up to three levels, one after the other: its
+	// diff and test-file line are rendered once, its context once per level
+	// it shows (a head too large to show whole shows its blocks at
+	// LevelWhole and LevelBlocks alike).
+	type key struct {
+		f *diff.File
+		l Level
+	}
+	shownAt := map[key]int{}
+	var last *diff.File
+	plain := 0
+	cost := func(f *diff.File, l Level) int {
+		if f != last {
+			last, plain = f, plainBytes(c, f)
+		}
+		k := key{f, shown(c.Heads[f.Path()].Content, l)}
+		n, ok := shownAt[k]
+		if !ok {
+			n = contextBytes(c, f, k.l)
+			shownAt[k] = n
+		}
+		return tokensOf(plain + n)
+	}
 	return pack(c.Files, budget, cost, []Level{LevelWhole, LevelBlocks, LevelNone})
 }
 
@@ -143,14 +165,24 @@ func splitHunks(f *diff.File, budget int, cost func(*diff.File, Level) int, l Le
 // pieceTokens is what file f adds to a persona request at context level l:
 // its numbered diff, its context and its line in the test-file list.
 func pieceTokens(c Context, f *diff.File, l Level) int {
-	var b strings.Builder
-	b.WriteString(diff.RenderNumbered([]*diff.File{f}))
-	writeFileContext(&b, c, f, l, c.Fence)
+	return tokensOf(plainBytes(c, f) + contextBytes(c, f, l))
+}
+
+// plainBytes is the size of f's numbered diff and its line in the
+// test-file list: its piece without context.
+func plainBytes(c Context, f *diff.File) int {
+	n := len(diff.RenderNumbered([]*diff.File{f}))
 	if c.Tests != nil {
-		b.WriteString(testsLine(c.Tests, f.Path()))
-		b.WriteByte('\n')
+		n += len(testsLine(c.Tests, f.Path())) + 1
 	}
-	return EstimateTokens(b.String())
+	return n
+}
+
+// contextBytes is the size of f's context at level l.
+func contextBytes(c Context, f *diff.File, l Level) int {
+	var b strings.Builder
+	writeFileContext(&b, c, f, l, c.Fence)
+	return b.Len()
 }
 
 // FixedTokens estimates the tokens of a persona request of c that do not

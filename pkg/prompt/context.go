@@ -63,10 +63,10 @@ func Excerpt(f *diff.File, head string, level Level) string {
 	if level == LevelNone || head == "" || f.Binary || f.Status == diff.Deleted || f.Status == diff.Added {
 		return ""
 	}
-	lines := splitLines(head)
-	if level == LevelWhole && len(lines) <= WholeFileMaxLines && len(head) <= WholeFileMaxBytes {
-		return numberedRanges(lines, [][2]int{{1, len(lines)}})
+	if level == LevelWhole && IsWhole(head) {
+		return numberedWhole(head)
 	}
+	lines := splitLines(head)
 	anchors := anchorLines(f, len(lines))
 	if len(anchors) == 0 {
 		return ""
@@ -115,7 +115,17 @@ func subtract(rs, cut [][2]int) [][2]int {
 
 // IsWhole reports whether Excerpt at LevelWhole shows head whole.
 func IsWhole(head string) bool {
-	return head != "" && len(head) <= WholeFileMaxBytes && len(splitLines(head)) <= WholeFileMaxLines
+	// splitLines(head) has one line more than the newlines it splits at.
+	return head != "" && len(head) <= WholeFileMaxBytes && strings.Count(strings.TrimSuffix(head, "\n"), "\n") < WholeFileMaxLines
+}
+
+// shown is the level Excerpt shows head at when asked for l: LevelWhole of
+// a head too large to show whole shows its blocks.
+func shown(head string, l Level) Level {
+	if l == LevelWhole && !IsWhole(head) {
+		return LevelBlocks
+	}
+	return l
 }
 
 // splitLines splits a file into lines without their line ends (LF, CRLF,
@@ -230,6 +240,12 @@ func merge(rs [][2]int) [][2]int {
 		out = append(out, r)
 	}
 	return out
+}
+
+// numberedWhole is every line of head with its number.
+func numberedWhole(head string) string {
+	lines := splitLines(head)
+	return numberedRanges(lines, [][2]int{{1, len(lines)}})
 }
 
 // numberedRanges writes the lines of rs with their numbers, "..." between

@@ -113,7 +113,7 @@ func (c *ExcerptCache) excerpt(f *diff.File, head string, level Level) string {
 	if c == nil {
 		return Excerpt(f, head, level)
 	}
-	k := excerptKey{f, level}
+	k := excerptKey{f, shown(head, level)}
 	c.mu.Lock()
 	ex, ok := c.m[k]
 	c.mu.Unlock()

@@ -29,7 +29,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -364,23 +363,6 @@ func findingJSON(f finding.Finding) string {
 		panic("prompt: encode finding: " + err.Error())
 	}
 	return string(b)
-}
-
-// numbered prefixes every line of s with its 1-based number.
-func numbered(s string) string {
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	width := len(strconv.Itoa(len(lines)))
-	var b strings.Builder
-	b.Grow(len(s) + len(lines)*(width+3))
-	for i, l := range lines {
-		n := strconv.Itoa(i + 1)
-		b.WriteString(strings.Repeat(" ", width-len(n)))
-		b.WriteString(n)
-		b.WriteString("  ")
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 func emptyAs(s, alt string) string {

@@ -137,9 +137,9 @@ func ValidatorRequest(fs []finding.Finding, c Context, headContent, model string
 		}
 		return ForValidator(fs[0], c, headContent, model)
 	}
-	schema := EstimateTokens(string(prompts.Schemas()[ValidationSchema]))
+	schema := EstimateTokens(string(prompts.ValidationSchema()))
 	if batch {
-		schema = EstimateTokens(string(prompts.Schemas()[ValidationsSchema]))
+		schema = EstimateTokens(string(prompts.ValidationsSchema()))
 	}
 	fits := func(r llm.Request) bool { return budget <= 0 || RequestTokens(r)+schema <= budget }
 	blocks := c
@@ -152,7 +152,13 @@ func ValidatorRequest(fs []finding.Finding, c Context, headContent, model string
 			own.Levels = append(own.Levels, levelOf(c, i))
 		}
 	}
-	for _, v := range []Context{c, blocks, own} {
+	tries := []Context{c, blocks, own}
+	if c.ValidatorHead != LevelBlocks && budget > 0 && EstimateTokens(headContent)+schema > budget {
+		// A whole-file view holds every line of the head: a head over the
+		// budget on its own is not rendered whole only to be thrown away.
+		tries = tries[1:]
+	}
+	for _, v := range tries {
 		if r := build(v); fits(r) {
 			return r, nil
 		}
@@ -217,7 +223,7 @@ func headMessage(file string, c Context, headContent, fence string) string {
 		writeFencedCode(&head, fence, "File: "+file+"\n"+ex)
 	default:
 		head.WriteString("The whole head version, with line numbers.\n\n")
-		writeFencedCode(&head, fence, "File: "+file+"\n"+numbered(headContent))
+		writeFencedCode(&head, fence, "File: "+file+"\n"+numberedWhole(headContent))
 	}
 	return head.String()
 }

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -249,5 +250,47 @@ func TestSplitLinesMatchesTheDiffParser(t *testing.T) {
 	}
 	if got := splitLines(""); got != nil {
 		t.Errorf("splitLines(\"\") = %q; want no lines", got)
+	}
+}
+
+// TestValidatorRequestLargeHead: a head file too large for the budget on
+// its own is shown as its blocks, per finding and per file alike.
+func TestValidatorRequestLargeHead(t *testing.T) {
+	var head strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&head, "\tstep%d := compute(ctx, items[%d]) // line %d of a long function\n", i+1, i, i+1)
+	}
+	const at = 1500
+	df := &diff.File{OldPath: "big.go", NewPath: "big.go", Status: diff.Modified, Hunks: []diff.Hunk{{
+		OldStart: at, OldLines: 1, NewStart: at, NewLines: 1,
+		Lines: []diff.Line{
+			{Kind: diff.Delete, OldNo: at, Text: "\told := 1"},
+			{Kind: diff.Add, NewNo: at, Text: fmt.Sprintf("\tstep%d := compute(ctx, items[%d]) // line %d of a long function", at, at-1, at)},
+		},
+	}}}
+	c := testContext(t)
+	c.Files, c.Levels = []*diff.File{df}, nil
+	f := finding.Finding{Title: "t", Severity: finding.P1, File: "big.go", Line: at, Confidence: 75, WhyItMatters: "w", Evidence: []string{"e"}}
+	budget := EstimateTokens(head.String()) / 2
+	for _, batch := range []bool{false, true} {
+		r, err := ValidatorRequest([]finding.Finding{f}, c, head.String(), "v", budget, batch)
+		if err != nil {
+			t.Fatalf("batch %v: %v", batch, err)
+		}
+		file := r.Messages[2].Content
+		if !strings.Contains(file, "too large to show whole") || strings.Contains(file, "line 10 of a long function") {
+			t.Errorf("batch %v: want the head's blocks, got %.300s", batch, file)
+		}
+	}
+}
+
+// TestValidatorHeadCRLF: the validator's whole head view numbers the lines
+// as the diff and the context read them, without their carriage returns.
+func TestValidatorHeadCRLF(t *testing.T) {
+	c := testContext(t)
+	f := finding.Finding{Title: "t", Severity: finding.P1, File: "api/users.go", Line: 17, Confidence: 75, WhyItMatters: "w", Evidence: []string{"e"}}
+	r := ForValidator(f, c, strings.ReplaceAll(usersHead, "\n", "\r\n"), "v")
+	if head := r.Messages[2].Content; strings.Contains(head, "\r") || !strings.Contains(head, "The whole head version") {
+		t.Errorf("head message: want the whole file without carriage returns, got %q", head)
 	}
 }

@@ -107,6 +107,16 @@ var (
 	ellipsis       = regexp.MustCompile(`\.\.\.|…`)
 )
 
+// quotesOf reads a finding's evidence into quotes, once: anchoring and
+// deduplication both read them.
+func quotesOf(evidence []string) []quote {
+	var qs []quote
+	for _, e := range evidence {
+		qs = append(qs, parseEvidence(e)...)
+	}
+	return qs
+}
+
 // parseEvidence reads one evidence string into quotes.
 func parseEvidence(e string) []quote {
 	var qs []quote
@@ -448,18 +458,17 @@ func (a *anchorer) inHead(f *diff.File, n int) bool {
 	return !ok || n <= total
 }
 
-// anchor checks f's evidence against df and snaps f.Line. It reports false
+// anchor checks f's evidence, read into quotes (quotesOf), against df and
+// snaps f.Line. It reports false
 // when f must be dropped as unanchored (its code quotes occur nowhere in the
 // head file: without a head file nothing is dropped); otherwise it also returns the lines
 // f's evidence quotes: for each code quote (or prose equal to a whole line)
 // that matched, its occurrence nearest the final line (sorted, no repeats).
-func (a *anchorer) anchor(f *finding.Finding, df *diff.File) (bool, []int) {
+func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool, []int) {
 	var qs []quote
-	for _, e := range f.Evidence {
-		for _, q := range parseEvidence(e) {
-			if q.path == "" || samePath(q.path, df.Path()) {
-				qs = append(qs, q)
-			}
+	for _, q := range all {
+		if q.path == "" || samePath(q.path, df.Path()) {
+			qs = append(qs, q)
 		}
 	}
 	if len(qs) == 0 {

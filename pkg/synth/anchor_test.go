@@ -247,7 +247,7 @@ func FuzzAnchor(f *testing.F) {
 		}
 		fnd := fnd("x", "handler.go", line, finding.P1, 75, evidence(ev))
 		a := newAnchorer(map[string]string{"handler.go": head})
-		ok, quoted := a.anchor(&fnd, df)
+		ok, quoted := a.anchor(&fnd, df, quotesOf(fnd.Evidence))
 		if ok && fnd.Line != line && (fnd.Line < 1 || fnd.Line > 53) {
 			t.Fatalf("evidence %q moved line %d to %d, outside the file", ev, line, fnd.Line)
 		}

@@ -106,3 +106,16 @@ func sum(m map[string]int) int {
 	}
 	return n
 }
+
+// quotingOf is what step 1 hands dedupe for fs when nothing is anchored:
+// each finding's quotes, no matched lines.
+func quotingOf(fs []finding.Finding) []quoting {
+	out := make([]quoting, len(fs))
+	for i, f := range fs {
+		out[i].quotes = quotesOf(f.Evidence)
+	}
+	return out
+}
+
+// problemOf is newProblem of f without anchoring.
+func problemOf(f finding.Finding) problem { return newProblem(f, quotingOf([]finding.Finding{f})[0]) }

@@ -124,7 +124,7 @@ func TestDedupe(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dropped := map[string]int{}
-			gs := dedupe(tt.in, nil, dropped)
+			gs := dedupe(tt.in, quotingOf(tt.in), dropped)
 			got := findingsOf(gs)
 			Sort(got)
 			if len(got) != len(tt.want) {

@@ -70,10 +70,10 @@ var testWord = stem("test")
 // becomes one group; the findings merged away are counted as
 // ReasonDuplicate. Clusters do not depend on the order findings arrived in.
 //
-// quoted[i], when given, lists the file lines fs[i]'s evidence quotes (from
-// anchoring): two findings quoting one line quote "the same line" however
-// much of it each copied.
-func dedupe(fs []finding.Finding, quoted [][]int, dropped map[string]int) []group {
+// quoted[i] is what fs[i]'s evidence quotes, from step 1: its code quotes,
+// and the file lines they matched (two findings quoting one line quote
+// "the same line" however much of it each copied).
+func dedupe(fs []finding.Finding, quoted []quoting, dropped map[string]int) []group {
 	idx := make([]int, len(fs))
 	for i := range idx {
 		idx[i] = i
@@ -86,12 +86,7 @@ func dedupe(fs []finding.Finding, quoted [][]int, dropped map[string]int) []grou
 	probs := make([]problem, len(fs))
 	for i, k := range idx {
 		sorted[i] = fs[k]
-		probs[i] = newProblem(fs[k])
-		if k < len(quoted) {
-			for _, n := range quoted[k] {
-				probs[i].lines[n] = true
-			}
-		}
+		probs[i] = newProblem(fs[k], quoted[k])
 	}
 	// Union-find over the pairs that are one problem; the root of a
 	// cluster is its first member in sorted order.
@@ -144,20 +139,28 @@ type problem struct {
 	lines    map[int]bool    // the file lines the evidence quotes, from anchoring
 }
 
-func newProblem(f finding.Finding) problem {
+// quoting is what step 1 read of a finding's evidence: its quotes
+// (quotesOf) and the file lines they matched (anchor).
+type quoting struct {
+	lines  []int
+	quotes []quote
+}
+
+func newProblem(f finding.Finding, q quoting) problem {
 	p := problem{title: normalizeTitle(f.Title), words: bagOfWords(f.Title), quotes: map[string]bool{}, lines: map[int]bool{}}
 	if len(f.Reviewers) > 0 {
 		p.reviewer = f.Reviewers[0]
 	}
 	p.all = bagOfWords(f.Title + " " + f.WhyItMatters)
-	for _, e := range f.Evidence {
-		for _, q := range parseEvidence(e) {
-			if q.code {
-				for _, v := range q.variants {
-					p.quotes[v] = true
-				}
+	for _, q := range q.quotes {
+		if q.code {
+			for _, v := range q.variants {
+				p.quotes[v] = true
 			}
 		}
+	}
+	for _, n := range q.lines {
+		p.lines[n] = true
 	}
 	return p
 }

@@ -219,7 +219,7 @@ func TestSameProblem(t *testing.T) {
 	type bounds struct{ lowestMerge, highestApart float64 }
 	groups := map[bool]*bounds{false: {1, 0}, true: {1, 0}} // by shared quote
 	for _, tc := range pairs {
-		a, b := newProblem(tc.a.finding("x", 1)), newProblem(tc.b.finding("y", 1))
+		a, b := problemOf(tc.a.finding("x", 1)), problemOf(tc.b.finding("y", 1))
 		s := similarity(a, b)
 		if got := sameProblem(a, b); got != tc.merge {
 			t.Errorf("%s: sameProblem = %v (similarity %.2f); want %v", tc.name, got, s, tc.merge)
@@ -329,7 +329,7 @@ func TestDedupeSameQuotedLine(t *testing.T) {
 	if len(out.Gated) != 1 || out.DroppedByReason[ReasonDuplicate] != 1 || out.Gated[0].Line != 18 {
 		t.Fatalf("got gated %+v, drops %v; want one promoted finding on line 18", out.Gated, out.DroppedByReason)
 	}
-	pa, pb := newProblem(a), newProblem(b)
+	pa, pb := problemOf(a), problemOf(b)
 	if sharesQuote(pa, pb) {
 		t.Errorf("the two quotes differ as text; want only anchoring to find the shared line")
 	}

@@ -30,9 +30,9 @@ const maxTitle = 100
 // validator reads the head file). A deleted file has no new version, so any
 // line on it is outside.
 //
-// quoted[i] lists the lines kept[i]'s evidence quotes (see anchor), for
-// deduplication's "same quoted line".
-func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped map[string]int) (kept []finding.Finding, quoted [][]int) {
+// quoted[i] is what kept[i]'s evidence quotes, for deduplication's "same
+// quoted line".
+func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped map[string]int) (kept []finding.Finding, quoted []quoting) {
 	kept = fs[:0] // fs is synthesis's own copy: filter in place
 	for _, f := range fs {
 		if !schemaValid(f) {
@@ -46,7 +46,8 @@ func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped 
 		}
 		// Anchoring first: a line a model miscounted past the end is
 		// moved back to its quoted code before it is judged.
-		ok, lines := anchors.anchor(&f, df)
+		qs := quotesOf(f.Evidence)
+		ok, lines := anchors.anchor(&f, df, qs)
 		if !ok {
 			dropped[ReasonUnanchored]++
 			continue
@@ -57,7 +58,7 @@ func validate(fs []finding.Finding, files fileIndex, anchors *anchorer, dropped 
 		}
 		f.File = df.Path()
 		kept = append(kept, f)
-		quoted = append(quoted, lines)
+		quoted = append(quoted, quoting{lines: lines, quotes: qs})
 	}
 	return kept, quoted
 }
