@@ -450,3 +450,33 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 		t.Errorf("correctness requests %d; want one holding the new line of gen.go", n)
 	}
 }
+
+// TestCarriedFindingNearAnotherStays: a carried finding gives way only to
+// a new report of the same problem. A different problem of the same
+// severity reported a line or two away is another finding: dropping the
+// carried one would leave it out of the report and its metadata, so no
+// later run could carry it, though nothing fixed it.
+func TestCarriedFindingNearAnotherStays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	b, a := goLines("helpers", 20), newA()
+	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
+		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
+	})
+	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
+		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
+	// This run reports another P2 two lines from the carried tNear
+	// (a.go:31, at a.go:33 after the push).
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(tNew, finding.P2, "a.go", 31, 100, routing("manual", "human")),
+	}, nil, nil)))
+	res, _, err := e.rv.ReviewPR(context.Background(), options())
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	got := titles(res.Findings)
+	if !slices.Contains(got, tNear+"@a.go:33") || !slices.Contains(got, tNew+"@a.go:31") || res.Rereview.Again != 0 {
+		t.Fatalf("findings %v, again %d; want both %q and %q, neither taken for the other", got, res.Rereview.Again, tNear, tNew)
+	}
+}
