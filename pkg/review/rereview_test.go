@@ -424,14 +424,19 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	old := append([]string{mark, ""}, goLines("helpers", 20)...)
 	cur := slices.Clone(old)
 	cur[3] = "func helper1(x int) int { return x / 0 }"
+	patch := fmt.Sprintf("@@ -1,7 +1,7 @@\n %s\n %s\n %s\n-%s\n+%s\n %s\n %s\n %s", old[0], old[1], old[2], old[3], cur[3], old[4], old[5], old[6])
+	// base.go carried the marker at the base commit: generated, in the
+	// PR's change and in the push's alike.
+	base := "diff --git a/base.go b/base.go\nindex 1111111..2222222 100644\n--- a/base.go\n+++ b/base.go\n" +
+		strings.ReplaceAll(patch, "x / 0", "x / 1") + "\n"
 	e := newEnv(t, nil)
-	e.addPR(t, addedFile("gen.go", cur), map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
+	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
 	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
-	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{{
-		Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1,
-		Patch: fmt.Sprintf("@@ -1,7 +1,7 @@\n %s\n %s\n %s\n-%s\n+%s\n %s\n %s\n %s", old[0], old[1], old[2], old[3], cur[3], old[4], old[5], old[6]),
-	}}})
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
+		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
+		{Filename: "base.go", Status: "modified", Additions: 1, Deletions: 1, Patch: strings.ReplaceAll(patch, "x / 0", "x / 1")},
+	}})
 	o := options()
 	o.Personas = []string{"correctness"}
 	res, _, err := e.rv.ReviewPR(context.Background(), o)
@@ -441,13 +446,12 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	if res.Rereview == nil || !res.Rereview.Incremental {
 		t.Fatalf("Rereview = %+v; want an incremental review", res.Rereview)
 	}
-	for _, x := range res.Coverage.NotReviewed {
-		if x.Path == "gen.go" {
-			t.Errorf("gen.go not reviewed (%s): the marker is the pull request's own", x.Reason)
-		}
+	if want := []review.Excluded{{Path: "base.go", Reason: "generated"}}; !slices.Equal(res.Coverage.NotReviewed, want) {
+		t.Errorf("not reviewed %v; want %v (gen.go's marker is the pull request's own)", res.Coverage.NotReviewed, want)
 	}
-	if n := len(e.model.RequestsFor("correctness")); n != 1 || !strings.Contains(string(e.model.RequestsFor("correctness")[0].Body), "x / 0") {
-		t.Errorf("correctness requests %d; want one holding the new line of gen.go", n)
+	reqs := e.model.RequestsFor("correctness")
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "x / 0") || strings.Contains(string(reqs[0].Body), "x / 1") {
+		t.Errorf("correctness requests %d; want one holding the new line of gen.go and nothing of base.go", len(reqs))
 	}
 }
 
