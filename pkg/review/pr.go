@@ -69,7 +69,6 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if err != nil {
 		return res, pr, fmt.Errorf("scope: %w", err)
 	}
-	markUnseen(&res, src.Files)
 	var truncated []Excluded
 	if src.Truncated {
 		truncated = append(truncated, Excluded{Path: "(files beyond the first 3,000)", Reason: "GitHub lists at most 3,000 files"})
@@ -94,6 +93,9 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if err != nil {
 		return res, pr, err
 	}
+	// After the configuration: its exclude patterns say which files are
+	// left out on purpose.
+	markUnseen(&res, src.Files, o.Exclude, attrs)
 	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
 		// on-new-commits skip, set by the repository configuration.
 		n := -1
@@ -219,11 +221,14 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 
 // markUnseen makes the review incomplete for every changed text file GitHub
 // gave no patch for: scope lists it as "no patch", but its lines reached
-// no persona, so the review cannot be green.
-func markUnseen(res *Result, files []github.ChangedFile) {
+// no persona, so the review cannot be green. A file scope leaves out for
+// what it is (a lock, vendored or generated file by its path or the base's
+// .gitattributes, an exclude pattern) hides no reviewable line, patch or
+// not.
+func markUnseen(res *Result, files []github.ChangedFile, exclude []string, attrs scope.Attributes) {
 	var unseen []string
 	for _, cf := range files {
-		if cf.Unseen() {
+		if cf.Unseen() && !leftOutByPath(cf.Path, exclude, attrs) {
 			unseen = append(unseen, cf.Path)
 		}
 	}
@@ -231,6 +236,15 @@ func markUnseen(res *Result, files []github.ChangedFile) {
 		res.incomplete("%s changed but not reviewed: GitHub gives no patch for %s (too large to show): %s",
 			plural(len(unseen), "file", "files"), map[bool]string{true: "it", false: "them"}[len(unseen) == 1], strings.Join(unseen, ", "))
 	}
+}
+
+// leftOutByPath reports whether scope excludes a changed text file at path
+// whatever its lines say: scope is asked about a one-line change of it.
+func leftOutByPath(path string, exclude []string, attrs scope.Attributes) bool {
+	probe := &diff.File{NewPath: path, Status: diff.Modified,
+		Hunks: []diff.Hunk{{NewStart: 1, NewLines: 1, Lines: []diff.Line{{Kind: diff.Add, NewNo: 1}}}}}
+	sc, err := scope.ApplyWith(&diff.Diff{Files: []*diff.File{probe}}, exclude, attrs)
+	return err == nil && len(sc.Files) == 0
 }
 
 // commitCount renders "1 commit", "3 commits", or "the new commits".

@@ -237,7 +237,7 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 // are, the touched ones when the validator confirms them again against the
 // new head. One it could not judge stays (it was confirmed before) and
 // makes the review incomplete. A carried finding the new review reported
-// again gives way to the new report.
+// again (sameProblem) gives way to the new report.
 func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []finding.Finding, p *carryPlan, pc prompt.Context, head HeadReader, calls *callBudget) []finding.Finding {
 	rr := res.Rereview
 	kept := slices.Clone(p.keep)
@@ -273,16 +273,13 @@ func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []fi
 	return out
 }
 
-// sameProblem: the same fingerprint, or the same file within delta.Radius
-// lines and the same severity.
+// sameProblem: the same fingerprint (file and title) within delta.Radius
+// lines, as synthesis merges findings whose titles normalize alike. Another
+// problem near a carried finding is not a new report of it: dropping the
+// carried one would drop it from the metadata too, and no later run could
+// carry it, though nothing fixed it.
 func sameProblem(a, b finding.Finding) bool {
-	if a.File != b.File {
-		return false
-	}
-	if finding.Fingerprint(a) == finding.Fingerprint(b) {
-		return true
-	}
-	return a.Severity == b.Severity && max(a.Line-b.Line, b.Line-a.Line) <= delta.Radius
+	return finding.Fingerprint(a) == finding.Fingerprint(b) && max(a.Line-b.Line, b.Line-a.Line) <= delta.Radius
 }
 
 // short is a SHA's first 7 characters, as GitHub shows them.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -315,4 +316,41 @@ func ordersTeam() []string {
 	return slices.DeleteFunc(persona.Names(), func(n string) bool {
 		return n == "python" || n == "typescript" || n == "ci-security"
 	})
+}
+
+// TestPatchlessLockFileIsDeliberate: GitHub gives no patch for a change
+// too large to show. A text file the review would read leaves the review
+// incomplete; a file scope leaves out for what it is (a lock file, an
+// exclude pattern) hides no reviewable line, patch or not, so it does not.
+func TestPatchlessLockFileIsDeliberate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		file       string
+		incomplete bool
+	}{
+		{name: "lock file", file: "web/package-lock.json"},
+		{name: "excluded by pattern", file: "docs/huge.md"},
+		{name: "code", file: "pkg/a/huge_table.go", incomplete: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n"})
+			e.gh.Inject(githubtest.DiffTooLarge())
+			e.gh.SetFiles(prNum, []githubtest.File{
+				{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
+				{Filename: tc.file, Status: "modified", Additions: 30_000, Deletions: 29_000},
+			})
+			o := options()
+			o.Personas, o.Exclude = []string{"correctness"}, []string{"docs/**"}
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if res.Partial != tc.incomplete || tc.incomplete != slices.ContainsFunc(res.Incomplete, func(s string) bool { return strings.Contains(s, tc.file) }) {
+				t.Errorf("partial %t, incomplete %q; want partial %t", res.Partial, res.Incomplete, tc.incomplete)
+			}
+		})
+	}
 }

@@ -46,7 +46,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	heads := newFileCache(in.head)
 	head := heads.get
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
-	sc, err := scope.ApplyWith(in.diff, o.Exclude, in.attrs)
+	sc, err := applyScope(in, o.Exclude)
 	if err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
@@ -223,6 +223,50 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	res.Findings = posted
 	res.Verdict = DecideVerdict(*res)
 	return nil
+}
+
+// applyScope is Stage 2's choice of files. An incremental review scopes
+// the new commits' diff, whose context lines hold what the pull request
+// itself added before: a generated-code marker there excludes a file only
+// when the PR's own change of it (from the base commit) is excluded too,
+// since a PR cannot exclude its own code.
+func applyScope(in runInput, exclude []string) (scope.Scope, error) {
+	sc, err := scope.ApplyWith(in.diff, exclude, in.attrs)
+	if err != nil || in.carry == nil {
+		return sc, err
+	}
+	prSc, err := scope.ApplyWith(&diff.Diff{Files: in.carry.deltaPR}, exclude, in.attrs)
+	if err != nil {
+		return sc, err
+	}
+	ownCode := map[string]bool{}
+	for _, f := range prSc.Files {
+		ownCode[f.Path()] = true
+	}
+	back := map[string]bool{} // excluded as generated in the delta alone
+	out := scope.Scope{ExecutableLines: sc.ExecutableLines}
+	for _, e := range sc.Excluded {
+		if e.Reason == scope.ReasonGenerated && ownCode[e.Path] {
+			back[e.Path] = true
+		} else {
+			out.Excluded = append(out.Excluded, e)
+		}
+	}
+	if len(back) == 0 {
+		return sc, nil
+	}
+	for _, f := range in.diff.Files {
+		switch {
+		case back[f.Path()]:
+			if scope.Executable(f.Path()) {
+				out.ExecutableLines += f.Added() + f.Deleted()
+			}
+		case !slices.Contains(sc.Files, f):
+			continue
+		}
+		out.Files = append(out.Files, f)
+	}
+	return out, nil
 }
 
 func dedupeExcluded(in []Excluded) []Excluded {

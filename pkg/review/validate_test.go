@@ -3,12 +3,14 @@ package review_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -265,6 +267,44 @@ func TestDemotionsCountedInBothModes(t *testing.T) {
 			}
 			if wantMoved := mode == review.ModeReportOnly; (len(res.Demoted) == 1) != wantMoved {
 				t.Errorf("demoted kept aside: %d; want %v", len(res.Demoted), wantMoved)
+			}
+		})
+	}
+}
+
+// TestUnreadableHeadIsIncomplete: a finding whose head file could not be
+// read is neither posted nor counted as refuted: synthesis keeps it (it
+// cannot refute a quote of unchanged code without the head), the validator
+// gets no head to judge it by, and the review is incomplete (SPEC 7.1:
+// every head file a finding needs was read).
+func TestUnreadableHeadIsIncomplete(t *testing.T) {
+	t.Parallel()
+	const path = "pkg/a/x.go"
+	head := goLines("a", 40)
+	d := fmt.Sprintf("diff --git a/%s b/%s\nindex 1111111..2222222 100644\n--- a/%s\n+++ b/%s\n@@ -10,3 +10,3 @@\n %s\n-%s\n+%s\n %s\n",
+		path, path, path, path, head[9], strings.Replace(head[10], "+ 1", "+ 2", 1), head[10], head[11])
+	for _, batching := range []string{review.ValidatePerFinding, review.ValidatePerFile} {
+		t.Run(batching, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, d, map[string]string{path: strings.Join(head, "\n") + "\n"})
+			e.gh.Inject(githubtest.Fault{PathContains: "/contents/" + path, Status: http.StatusInternalServerError},
+				githubtest.Fault{PathContains: "/git/blobs/", Status: http.StatusInternalServerError})
+			// The finding quotes line 30, which the diff does not show.
+			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+				f("Caller of helper11 overflows", finding.P2, path, 30, 100, func(x *finding.Finding) { x.Evidence = []string{head[29]} }),
+			}, nil, nil)))
+			o := options()
+			o.Personas, o.ValidatorBatching = []string{"correctness"}, batching
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if len(res.Findings) != 0 || len(e.model.RequestsFor(llm.Validator)) != 0 {
+				t.Errorf("posted %v after %d validator calls; want nothing posted, no call without the head", titles(res.Findings), len(e.model.RequestsFor(llm.Validator)))
+			}
+			if !res.Partial || res.Verdict != review.Degraded || len(res.Coverage.Rejections) != 1 || !strings.Contains(res.Coverage.Rejections[0].Reason, "head file unavailable") {
+				t.Errorf("partial %t, verdict %s, rejections %+v; want an incomplete review saying the head file was unavailable", res.Partial, res.Verdict, res.Coverage.Rejections)
 			}
 		})
 	}
