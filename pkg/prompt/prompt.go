@@ -85,13 +85,14 @@ type Context struct {
 	// ValidatorHead is how much of the finding's head file a validator
 	// request shows: LevelWhole (the default) or LevelBlocks.
 	ValidatorHead Level
-	// WholeFiles, in a validator request, are the PR's whole change of
-	// files that Files shows only part of: a group of a file's hunks (a
-	// file too large for one persona request is split across parts), or,
-	// in an incremental review, the new commits' change of a file the PR
-	// changed before. The base region and the per-file view are built
-	// from them: one group's hunks do not line up with the whole head
-	// version, and "introduced by this diff" means by the pull request.
+	// WholeFiles, in a validator request, are the whole change of each
+	// file under review, where Files may show only part of it: a group of
+	// a file's hunks (a file too large for one persona request is split
+	// across parts), or, in an incremental review, the new commits' change
+	// of a file the PR changed before (WholeFiles then holds the PR's).
+	// The base region and the per-file view are built from them: one
+	// group's hunks do not line up with the whole head version, and
+	// "introduced by this diff" means by the pull request.
 	WholeFiles []*diff.File
 	// Fence is the run's random token (NewFence). When empty, a token is
 	// derived from the data so prompts stay well-formed; callers should

@@ -202,7 +202,12 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5b: validate.
 	posted := out.Gated
 	if o.Validate {
+		// The validator judges each finding against its file's whole
+		// change: the scoped diff's files (a file split into groups of
+		// hunks across parts is whole here), or in an incremental review
+		// the PR's change of the files the new commits touched.
 		vc := pc
+		vc.WholeFiles = sc.Files
 		if in.carry != nil {
 			vc.WholeFiles = in.carry.deltaPR
 		}

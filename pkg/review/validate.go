@@ -214,37 +214,10 @@ func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Findin
 			break
 		}
 	}
-	if whole := wholeFile(parts, f.File); whole != nil && !slices.ContainsFunc(c.WholeFiles, func(df *diff.File) bool { return df.Path() == f.File }) {
-		c.WholeFiles = append(slices.Clip(c.WholeFiles), whole)
-	}
 	if prompt.EstimateTokens(diff.RenderNumbered(c.Files)) <= o.MaxInputTokens/4 {
 		return c
 	}
 	return ownFile(c, f.File)
-}
-
-// wholeFile is file path with the hunks of every part that holds a group
-// of them, in order, when the file was split across parts; nil when one
-// part holds it whole (or none does).
-func wholeFile(parts []prompt.Part, path string) *diff.File {
-	var groups []*diff.File
-	for _, p := range parts {
-		for _, df := range p.Files {
-			if df.Path() == path {
-				groups = append(groups, df)
-			}
-		}
-	}
-	if len(groups) < 2 {
-		return nil
-	}
-	whole := *groups[0]
-	whole.Hunks = nil
-	for _, g := range groups {
-		whole.Hunks = append(whole.Hunks, g.Hunks...)
-	}
-	slices.SortStableFunc(whole.Hunks, func(a, b diff.Hunk) int { return a.NewStart - b.NewStart })
-	return &whole
 }
 
 // ownFile is c cut to the diff of file path alone (title, body, standards
