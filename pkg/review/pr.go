@@ -228,7 +228,7 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 func markUnseen(res *Result, files []github.ChangedFile, exclude []string, attrs scope.Attributes) {
 	var unseen []string
 	for _, cf := range files {
-		if cf.Unseen() && !leftOutByPath(cf.Path, exclude, attrs) {
+		if reason, err := scope.ExcludedByPath(cf.Path, exclude, attrs); cf.Unseen() && (err != nil || reason == "") {
 			unseen = append(unseen, cf.Path)
 		}
 	}
@@ -236,15 +236,6 @@ func markUnseen(res *Result, files []github.ChangedFile, exclude []string, attrs
 		res.incomplete("%s changed but not reviewed: GitHub gives no patch for %s (too large to show): %s",
 			plural(len(unseen), "file", "files"), map[bool]string{true: "it", false: "them"}[len(unseen) == 1], strings.Join(unseen, ", "))
 	}
-}
-
-// leftOutByPath reports whether scope excludes a changed text file at path
-// whatever its lines say: scope is asked about a one-line change of it.
-func leftOutByPath(path string, exclude []string, attrs scope.Attributes) bool {
-	probe := &diff.File{NewPath: path, Status: diff.Modified,
-		Hunks: []diff.Hunk{{NewStart: 1, NewLines: 1, Lines: []diff.Line{{Kind: diff.Add, NewNo: 1}}}}}
-	sc, err := scope.ApplyWith(&diff.Diff{Files: []*diff.File{probe}}, exclude, attrs)
-	return err == nil && len(sc.Files) == 0
 }
 
 // commitCount renders "1 commit", "3 commits", or "the new commits".

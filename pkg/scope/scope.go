@@ -119,17 +119,9 @@ func (a Attributes) marks(globs []glob, p string) bool {
 // ApplyWith is Apply that also honours the linguist-generated and
 // linguist-vendored marks of the base commit's .gitattributes.
 func ApplyWith(d *diff.Diff, exclude []string, attrs Attributes) (Scope, error) {
-	var globs []glob
-	for _, p := range exclude {
-		p = strings.TrimSpace(p)
-		if p == "" || strings.HasPrefix(p, "#") {
-			continue
-		}
-		g, err := compileGlob(p)
-		if err != nil {
-			return Scope{}, fmt.Errorf("scope: %w", err)
-		}
-		globs = append(globs, g)
+	globs, err := compileGlobs(exclude)
+	if err != nil {
+		return Scope{}, err
 	}
 	var s Scope
 	if d == nil {
@@ -148,8 +140,37 @@ func ApplyWith(d *diff.Diff, exclude []string, attrs Attributes) (Scope, error) 
 	return s, nil
 }
 
+// ExcludedByPath is the reason scope leaves out any change of the file at
+// path whatever its lines say (a lock, vendored or generated path, an
+// exclude pattern); "" when its lines would decide. For a file whose lines
+// are not known (GitHub gives no patch for it).
+func ExcludedByPath(path string, exclude []string, attrs Attributes) (string, error) {
+	globs, err := compileGlobs(exclude)
+	if err != nil {
+		return "", err
+	}
+	return pathReason(path, false, globs, attrs), nil
+}
+
+// compileGlobs compiles the exclude patterns, skipping blank lines and
+// comments.
+func compileGlobs(exclude []string) ([]glob, error) {
+	var globs []glob
+	for _, p := range exclude {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, "#") {
+			continue
+		}
+		g, err := compileGlob(p)
+		if err != nil {
+			return nil, fmt.Errorf("scope: %w", err)
+		}
+		globs = append(globs, g)
+	}
+	return globs, nil
+}
+
 func excludeReason(f *diff.File, globs []glob, attrs Attributes) string {
-	p := f.Path()
 	switch {
 	case f.Binary:
 		return ReasonBinary
@@ -161,11 +182,20 @@ func excludeReason(f *diff.File, globs []glob, attrs Attributes) string {
 		return ReasonDeleted
 	case len(f.Hunks) == 0:
 		return ReasonNoChange
+	}
+	return pathReason(f.Path(), hasGeneratedMarker(f), globs, attrs)
+}
+
+// pathReason is the reason to leave out the file at path by its name, its
+// .gitattributes marks, a generated marker in its lines (marked), or an
+// exclude pattern; "" to review it.
+func pathReason(p string, marked bool, globs []glob, attrs Attributes) string {
+	switch {
 	case isLock(p):
 		return ReasonLock
 	case isVendored(p) || attrs.marks(attrs.vendored, p):
 		return ReasonVendored
-	case isGeneratedName(p) || hasGeneratedMarker(f) || attrs.marks(attrs.generated, p):
+	case isGeneratedName(p) || marked || attrs.marks(attrs.generated, p):
 		return ReasonGenerated
 	}
 	for _, g := range globs {
