@@ -368,3 +368,26 @@ func TestSubmoduleFromFilesEndpoint(t *testing.T) {
 		t.Errorf("got files %d, excluded %+v; want none, %+v", len(s.Files), s.Excluded, want)
 	}
 }
+
+// ExcludedByPath decides by the path alone, as scope would for any change
+// of the file, and leaves the rest to the lines.
+func TestExcludedByPath(t *testing.T) {
+	attrs := ParseAttributes("gen/** linguist-generated\n")
+	for path, want := range map[string]string{
+		"package-lock.json":   ReasonLock,
+		"vendor/x/y.go":       ReasonVendored,
+		"gen/api.go":          ReasonGenerated,
+		"web/app.min.js":      ReasonGenerated,
+		"docs/big.csv":        `excluded by pattern "docs/**"`,
+		"pkg/handler.go":      "",
+		"pkg/handler_test.go": "",
+	} {
+		got, err := ExcludedByPath(path, []string{"# comment", "docs/**"}, attrs)
+		if err != nil || got != want {
+			t.Errorf("ExcludedByPath(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+	if _, err := ExcludedByPath("a.go", []string{"[bad"}, Attributes{}); err == nil {
+		t.Errorf("a bad pattern: want an error")
+	}
+}
