@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -147,31 +146,26 @@ func VerdictKey(file string, line int) string { return file + ":" + strconv.Itoa
 
 func parseVerdicts(b []byte) (map[string]finding.Validation, error) {
 	out := map[string]finding.Validation{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := eachLine(b, func(_ int, line []byte) error {
 		var v verdictLine
 		if err := decodeStrict(line, &v); err != nil {
-			return nil, fmt.Errorf(":%d: %w", n, err)
+			return err
 		}
 		if normFile(v.File) == "" || v.Line < 1 || v.Validated == nil || strings.TrimSpace(v.Reason) == "" {
-			return nil, fmt.Errorf(":%d: file, line >= 1, validated and reason are required", n)
+			return errors.New("file, line >= 1, validated and reason are required")
 		}
 		k := VerdictKey(normFile(v.File), v.Line)
 		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf(":%d: a second verdict for %s", n, k)
+			return fmt.Errorf("a second verdict for %s", k)
 		}
 		if v.Severity != "" && !v.Severity.Valid() {
-			return nil, fmt.Errorf(":%d: severity %q is not P0..P3", n, v.Severity)
+			return fmt.Errorf("severity %q is not P0..P3", v.Severity)
 		}
 		out[k] = finding.Validation{Validated: *v.Validated, Reason: v.Reason, Severity: v.Severity}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf(": %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
