@@ -183,8 +183,7 @@ type Recorder struct {
 	keys    map[string]bool // verdicts written, "case\x00file:line"
 }
 
-// dir returns (and creates) the case's recorded/ directory, writing
-// source.json.
+// dir returns the case's recorded/ directory, started.
 func (r *Recorder) dir(c Case) (string, error) {
 	for _, n := range []string{c.Suite, c.Name} {
 		if !filepath.IsLocal(n) || strings.ContainsAny(n, `/\`) {
@@ -192,27 +191,54 @@ func (r *Recorder) dir(c Case) (string, error) {
 		}
 	}
 	dir := filepath.Join(r.Dir, c.Suite, c.Name, recDir)
+	return dir, r.start(c.ID(), dir)
+}
+
+// start begins the recording of key in dir the first time it is called for
+// key: the last recording is removed whole (no stale answer survives) and
+// source.json names the model and the day.
+func (r *Recorder) start(key, dir string) error {
 	if r.started == nil {
 		r.started, r.keys = map[string]bool{}, map[string]bool{}
 	}
-	if !r.started[c.ID()] {
-		// A recording replaces the last one whole: no stale answer survives.
-		if err := os.RemoveAll(dir); err != nil {
-			return "", fmt.Errorf("eval: record: %w", err)
-		}
-		r.started[c.ID()] = true
+	if r.started[key] {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	b, err := json.MarshalIndent(r.Source, "", "  ")
 	if err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
-	return dir, nil
+	r.started[key] = true
+	return nil
+}
+
+// appendLine appends v to the JSONL file name.
+func appendLine(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return nil
 }
 
 // SavePersona writes one persona's raw answer.
@@ -245,43 +271,15 @@ func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	dir := filepath.Join(r.Dir, PoolDir, recDir)
-	if r.started == nil {
-		r.started, r.keys = map[string]bool{}, map[string]bool{}
-	}
-	if !r.started[PoolDir] {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		b, err := json.MarshalIndent(r.Source, "", "  ")
-		if err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		r.started[PoolDir] = true
+	if err := r.start(PoolDir, dir); err != nil {
+		return err
 	}
 	ok := v.Validated
-	b, err := json.Marshal(struct {
+	return appendLine(filepath.Join(dir, "answers.jsonl"), struct {
 		ID        string `json:"id"`
 		Validated *bool  `json:"validated"`
 		Reason    string `json:"reason"`
 	}{id, &ok, v.Reason})
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "answers.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	return f.Close()
 }
 
 // SaveVerdict appends one validator verdict for the finding at file:line.
@@ -300,17 +298,5 @@ func (r *Recorder) SaveVerdict(c Case, file string, line int, v finding.Validati
 	}
 	r.keys[key] = true
 	ok := v.Validated
-	b, err := json.Marshal(verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, validatorFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	return f.Close()
+	return appendLine(filepath.Join(dir, validatorFile), verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
 }
