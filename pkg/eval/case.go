@@ -165,7 +165,7 @@ func LoadSuite(fsys fs.FS, root, suite string) ([]Case, error) {
 		if !e.IsDir() {
 			continue
 		}
-		c, err := loadCase(fsys, dir, suite, e.Name())
+		c, err := LoadCase(fsys, path.Join(dir, e.Name()), suite)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -175,9 +175,15 @@ func LoadSuite(fsys fs.FS, root, suite string) ([]Case, error) {
 	return cases, errors.Join(errs...)
 }
 
-func loadCase(fsys fs.FS, suiteDir, suite, name string) (Case, error) {
-	dir := path.Join(suiteDir, name)
-	c := Case{Suite: suite, Name: name}
+// LoadCase reads the case directory dir of fsys as a case of suite (its
+// name is the directory's). A real case's ground truth spells out every
+// label field (see ParseTruth). Every error wraps ErrCase, except an unknown
+// suite.
+func LoadCase(fsys fs.FS, dir, suite string) (Case, error) {
+	if !slices.Contains(Suites(), suite) {
+		return Case{}, fmt.Errorf("eval: unknown suite %q (known: %s)", suite, strings.Join(Suites(), ", "))
+	}
+	c := Case{Suite: suite, Name: path.Base(dir)}
 
 	metaPath := path.Join(dir, metaFile)
 	b, err := fs.ReadFile(fsys, metaPath)
@@ -226,7 +232,7 @@ func loadCase(fsys fs.FS, suiteDir, suite, name string) (Case, error) {
 	if b, err = fs.ReadFile(fsys, truthPath); err != nil {
 		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
 	}
-	if c.Truth, err = ParseTruth(b); err != nil {
+	if c.Truth, err = parseTruth(b, suite == SuiteReal); err != nil {
 		return Case{}, fmt.Errorf("%w: %s%w", ErrCase, truthPath, err)
 	}
 	for _, is := range c.Truth {
@@ -303,7 +309,12 @@ func fileOf(files []*diff.File, file string) *diff.File {
 // personas, invalid severities, duplicate ids and an excluded issue without
 // a reason are errors; each error starts with ":<line>: " so callers can
 // prefix the file name.
-func ParseTruth(b []byte) ([]Issue, error) {
+func ParseTruth(b []byte) ([]Issue, error) { return parseTruth(b, false) }
+
+// parseTruth is ParseTruth; explicit (the real suite's format) also
+// requires every label to spell out personas, line_end, category and
+// excluded, so no label leans on a default.
+func parseTruth(b []byte, explicit bool) ([]Issue, error) {
 	var out []Issue
 	seen := map[string]bool{}
 	err := eachLine(b, func(_ int, line []byte) error {
@@ -329,6 +340,16 @@ func ParseTruth(b []byte) ([]Issue, error) {
 				personas = []string{*raw.Persona}
 			} else if personas[0] != *raw.Persona {
 				return fmt.Errorf("persona %q must be the first of personas %q", *raw.Persona, personas)
+			}
+		}
+		if explicit {
+			for _, k := range []struct {
+				key string
+				set bool
+			}{{"personas", raw.Personas != nil}, {"line_end", raw.LineEnd != nil}, {"category", raw.Category != nil}, {"excluded", raw.Excluded != nil}} {
+				if !k.set {
+					return fmt.Errorf("%s is required in a real case", k.key)
+				}
 			}
 		}
 		switch {
