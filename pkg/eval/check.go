@@ -128,9 +128,11 @@ type SuiteCheck struct {
 	Problems []string
 }
 
-// CheckCorpus loads each suite under root and checks every case, and the
-// validator pool's references to cases. It never stops at the first
-// problem: every broken case is listed.
+// CheckCorpus loads each suite under root and checks every case, that the
+// suite has cases (a missing directory is no pass), that at least a third
+// of the real cases are clean (SPEC section 7.6), and the validator pool's
+// references to cases. It never stops at the first problem: every broken
+// case is listed.
 func CheckCorpus(fsys fs.FS, root string, suites ...string) ([]SuiteCheck, error) {
 	if len(suites) == 0 {
 		suites = Suites()
@@ -160,6 +162,12 @@ func CheckCorpus(fsys fs.FS, root string, suites ...string) ([]SuiteCheck, error
 			for _, p := range Check(c) {
 				sc.Problems = append(sc.Problems, c.ID()+": "+p)
 			}
+		}
+		switch {
+		case sc.Cases == 0 && len(sc.Problems) == 0:
+			sc.Problems = append(sc.Problems, "the suite has no cases")
+		case s == SuiteReal && err == nil && 3*sc.Clean < sc.Cases: // counted only when every case loaded
+			sc.Problems = append(sc.Problems, fmt.Sprintf("%d of %d real cases are clean; want at least a third", sc.Clean, sc.Cases))
 		}
 		out = append(out, sc)
 	}

@@ -145,3 +145,36 @@ func mustRead(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// The corpus as a whole: the real suite has cases, and at least a third of
+// them are clean (SPEC section 7.6).
+func TestCheckCorpusShape(t *testing.T) {
+	const clean = "real/py-clean-rename/"
+	drop := func(dirs ...string) map[string]string {
+		edits := map[string]string{}
+		for _, d := range dirs {
+			for _, f := range []string{"case.json", "diff.patch", "ground_truth.jsonl", "pr.json"} {
+				edits[d+f] = "<nil>"
+			}
+		}
+		return edits
+	}
+	for _, tc := range []struct {
+		name  string
+		edits map[string]string
+		want  string
+	}{
+		{"no clean case", drop(clean), "0 of 1 real cases are clean; want at least a third"},
+		{"no case at all", drop(clean, "real/go-unchecked-length/"), "the suite has no cases"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checks, err := CheckCorpus(corpusFS(t, tc.edits), ".", SuiteReal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all := strings.Join(checks[0].Problems, "\n"); !strings.Contains(all, tc.want) {
+				t.Errorf("problems:\n%s\nwant one containing %q", all, tc.want)
+			}
+		})
+	}
+}
