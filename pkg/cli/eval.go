@@ -245,7 +245,14 @@ func (l LiveAnswerer) Answer(ctx context.Context, name string, c eval.Case) ([]b
 	if p == nil {
 		return nil, fmt.Errorf("eval: no persona %q", name)
 	}
-	req := prompt.ForPersona(prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: c.Files, Fence: prompt.NewFence()}, *p, l.ModelName)
+	// The head versions the case holds are the context the review would
+	// show (SPEC 7.3); a file without one gets none, as in the review.
+	heads := make(map[string]prompt.Head, len(c.Head))
+	for path, text := range c.Head {
+		heads[path] = prompt.Head{Content: text, Found: true}
+	}
+	pc := prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: c.Files, Heads: heads, Fence: prompt.NewFence()}
+	req := prompt.ForPersona(pc, *p, l.ModelName)
 	resp, err := l.Model.Complete(ctx, req)
 	if err != nil {
 		return nil, err
