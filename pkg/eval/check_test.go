@@ -10,8 +10,8 @@ import (
 	"github.com/anchor-review/anchor-review/fixtures"
 )
 
-// TestRealCorpus holds the shipped real-bug corpus to its integrity: it
-// passes on zero or more cases and fails on any broken one.
+// TestRealCorpus holds the shipped corpus to its integrity: it fails on any
+// broken case, an empty suite, or a real suite less than a third clean.
 func TestRealCorpus(t *testing.T) {
 	checks, err := CheckCorpus(fixtures.FS, DefaultRoot)
 	if err != nil {
