@@ -42,14 +42,14 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		cases++
-		langs[c.Case.Language]++
-		if c.Case.Clean {
+		langs[c.Meta.Language]++
+		if c.Meta.Clean {
 			clean++
 		}
 		if row := sourcesRow(string(sources), e.Name()); row == "" {
 			t.Errorf("%s: no row in SOURCES.md", e.Name())
-		} else if !strings.Contains(row, c.Case.Source) || !strings.Contains(row, c.Case.License) {
-			t.Errorf("%s: SOURCES.md row %q does not give its source %q and licence %s", e.Name(), row, c.Case.Source, c.Case.License)
+		} else if !strings.Contains(row, c.Meta.Source) || !strings.Contains(row, c.Meta.License) {
+			t.Errorf("%s: SOURCES.md row %q does not give its source %q and licence %s", e.Name(), row, c.Meta.Source, c.Meta.License)
 		}
 		if !strings.Contains(string(sources), "`"+e.Name()+"`,") && !strings.Contains(string(sources), "`"+e.Name()+"`\n") {
 			t.Errorf("%s: no licence notice in SOURCES.md lists it under \"Used by\"", e.Name())

@@ -1,9 +1,8 @@
 // Package evalcorpus builds and checks the real-bug cases of the eval corpus
 // (fixtures/eval/real, SPEC section 7.6): it turns two versions of a few
 // files (module versions, package versions or commits of someone else's
-// code) into a case's diff.patch, and checks a case directory against the
-// shared case format: the diff parses, every label points at lines the diff
-// added, provenance and a permissive licence are present.
+// code) into a case's diff.patch, and checks a case directory with
+// pkg/eval's loader and checker, the rules `eval --check` applies.
 package evalcorpus
 
 import (
@@ -19,26 +18,6 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 )
-
-// Case is a real case's case.json: where the code came from and how the
-// case was derived.
-type Case struct {
-	Kind     string   `json:"kind"`
-	Clean    bool     `json:"clean"`
-	Language string   `json:"language"`
-	Source   string   `json:"source"`
-	Fix      string   `json:"fix"`
-	CVE      string   `json:"cve"`
-	License  string   `json:"license"`
-	Files    []string `json:"files"`
-	Notes    string   `json:"notes"`
-}
-
-// Licenses are the SPDX ids a case's code may carry: permissive only.
-var Licenses = []string{"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "ISC"}
-
-// Languages are the case languages the corpus knows.
-var Languages = []string{"go", "javascript", "typescript", "python", "c"}
 
 // Diff writes a git-style diff from baseDir to headDir of the given
 // repo-relative files, with a/ and b/ paths relative to the repository.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func TestDiff(t *testing.T) {
 						}
 					}
 				}
-				if !equalInts(got, tt.want[f.Path()]) {
+				if !slices.Equal(got, tt.want[f.Path()]) {
 					t.Errorf("%s added lines %v, want %v\n%s", f.Path(), got, tt.want[f.Path()], patch)
 				}
 			}
@@ -150,16 +151,4 @@ func TestNumbered(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

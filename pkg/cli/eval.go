@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,28 +83,29 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		return checkCorpus(suites, stdout)
 	}
 
-	var cases []eval.Case
-	for _, s := range suites {
-		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
-		if err != nil {
-			return fmt.Errorf("%w (run `eval --check` for every problem)", err)
-		}
-		cases = append(cases, cs...)
-	}
 	pool, err := eval.LoadPool(fixtures.FS, eval.DefaultRoot)
 	if err != nil {
 		return err
 	}
-	// The pool names cases of any suite: it needs them all.
-	var poolCases []eval.Case
+	// The pool names cases of any suite: with a pool, every suite is
+	// loaded (once), and the run scores the requested ones.
+	load := suites
 	if pool != nil {
-		for _, s := range eval.Suites() {
-			cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
-			if err != nil {
-				return err
-			}
-			poolCases = append(poolCases, cs...)
+		load = eval.Suites()
+	}
+	var cases, poolCases []eval.Case
+	for _, s := range load {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			return fmt.Errorf("%w (run `eval --check` for every problem)", err)
 		}
+		if slices.Contains(suites, s) {
+			cases = append(cases, cs...)
+		}
+		poolCases = append(poolCases, cs...)
+	}
+	if pool == nil {
+		poolCases = nil
 	}
 	team, err := persona.Load()
 	if err != nil {
@@ -245,7 +247,14 @@ func (l LiveAnswerer) Answer(ctx context.Context, name string, c eval.Case) ([]b
 	if p == nil {
 		return nil, fmt.Errorf("eval: no persona %q", name)
 	}
-	req := prompt.ForPersona(prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: c.Files, Fence: prompt.NewFence()}, *p, l.ModelName)
+	// The head versions the case holds are the context the review would
+	// show (SPEC 7.3); a file without one gets none, as in the review.
+	heads := make(map[string]prompt.Head, len(c.Head))
+	for path, text := range c.Head {
+		heads[path] = prompt.Head{Content: text, Found: true}
+	}
+	pc := prompt.Context{Repo: "eval/" + c.Name, Title: c.Title, Body: c.Body, Files: c.Files, Heads: heads, Fence: prompt.NewFence()}
+	req := prompt.ForPersona(pc, *p, l.ModelName)
 	resp, err := l.Model.Complete(ctx, req)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/eval"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
@@ -677,5 +678,65 @@ func TestEvalWorkflow(t *testing.T) {
 		if !strings.Contains(help, "-"+m[1]+" ") && !strings.Contains(help, "-"+m[1]+"\n") {
 			t.Errorf("eval.yml passes --%s, which eval does not know", m[1])
 		}
+	}
+}
+
+// requestModel captures the one request it is asked and answers nothing.
+type requestModel struct{ req llm.Request }
+
+func (m *requestModel) Complete(_ context.Context, r llm.Request) (llm.Response, error) {
+	m.req = r
+	return llm.Response{JSON: []byte(`{}`)}, nil
+}
+
+// TestLiveAnswererShowsHeadContext: the persona evaluated alone gets the
+// prompt the review gives it, head context (SPEC 7.3) included when the
+// case holds the file's head version.
+func TestLiveAnswererShowsHeadContext(t *testing.T) {
+	t.Parallel()
+	team, err := persona.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, eval.SuiteScripted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A modified file whose first hunk starts below line 1: line 1 is
+	// context only the head version shows.
+	var c eval.Case
+	var f *diff.File
+	for _, cc := range cases {
+		for _, ff := range cc.Files {
+			if f == nil && ff.Status == diff.Modified && ff.Hunks[0].NewStart > 1 {
+				c, f = cc, ff
+			}
+		}
+	}
+	if f == nil {
+		t.Fatal("no scripted case modifies a file below its first line")
+	}
+	const marker = "// a line only the head version holds, far from every hunk"
+	var head strings.Builder
+	for n := 1; n < f.Hunks[0].NewStart+f.Hunks[0].NewLines+20; n++ {
+		if l, ok := f.NewLine(n); ok {
+			head.WriteString(l.Text + "\n")
+		} else if n == 1 {
+			head.WriteString(marker + "\n")
+		} else {
+			head.WriteString("\n")
+		}
+	}
+	c.Head = map[string]string{f.Path(): head.String()}
+	m := &requestModel{}
+	if _, err := (LiveAnswerer{Model: m, ModelName: "m", Personas: team}).Answer(context.Background(), c.Personas()[0], c); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, msg := range m.req.Messages {
+		all.WriteString(msg.Content)
+	}
+	if !strings.Contains(all.String(), marker) {
+		t.Errorf("the persona's prompt shows no head context of %s", f.Path())
 	}
 }

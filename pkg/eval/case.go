@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -166,7 +165,7 @@ func LoadSuite(fsys fs.FS, root, suite string) ([]Case, error) {
 		if !e.IsDir() {
 			continue
 		}
-		c, err := loadCase(fsys, dir, suite, e.Name())
+		c, err := LoadCase(fsys, path.Join(dir, e.Name()), suite)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -176,9 +175,15 @@ func LoadSuite(fsys fs.FS, root, suite string) ([]Case, error) {
 	return cases, errors.Join(errs...)
 }
 
-func loadCase(fsys fs.FS, suiteDir, suite, name string) (Case, error) {
-	dir := path.Join(suiteDir, name)
-	c := Case{Suite: suite, Name: name}
+// LoadCase reads the case directory dir of fsys as a case of suite (its
+// name is the directory's). A real case's ground truth spells out every
+// label field (see ParseTruth). Every error wraps ErrCase, except an unknown
+// suite.
+func LoadCase(fsys fs.FS, dir, suite string) (Case, error) {
+	if !slices.Contains(Suites(), suite) {
+		return Case{}, fmt.Errorf("eval: unknown suite %q (known: %s)", suite, strings.Join(Suites(), ", "))
+	}
+	c := Case{Suite: suite, Name: path.Base(dir)}
 
 	metaPath := path.Join(dir, metaFile)
 	b, err := fs.ReadFile(fsys, metaPath)
@@ -227,7 +232,7 @@ func loadCase(fsys fs.FS, suiteDir, suite, name string) (Case, error) {
 	if b, err = fs.ReadFile(fsys, truthPath); err != nil {
 		return Case{}, fmt.Errorf("%w: %w", ErrCase, err)
 	}
-	if c.Truth, err = ParseTruth(b); err != nil {
+	if c.Truth, err = parseTruth(b, suite == SuiteReal); err != nil {
 		return Case{}, fmt.Errorf("%w: %s%w", ErrCase, truthPath, err)
 	}
 	for _, is := range c.Truth {
@@ -304,16 +309,15 @@ func fileOf(files []*diff.File, file string) *diff.File {
 // personas, invalid severities, duplicate ids and an excluded issue without
 // a reason are errors; each error starts with ":<line>: " so callers can
 // prefix the file name.
-func ParseTruth(b []byte) ([]Issue, error) {
+func ParseTruth(b []byte) ([]Issue, error) { return parseTruth(b, false) }
+
+// parseTruth is ParseTruth; explicit (the real suite's format) also
+// requires every label to spell out personas, line_end, category and
+// excluded, so no label leans on a default.
+func parseTruth(b []byte, explicit bool) ([]Issue, error) {
 	var out []Issue
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := eachLine(b, func(_ int, line []byte) error {
 		var raw struct {
 			ID             *string  `json:"id"`
 			Persona        *string  `json:"persona"`
@@ -328,44 +332,51 @@ func ParseTruth(b []byte) ([]Issue, error) {
 			ExcludedReason *string  `json:"excluded_reason"`
 		}
 		if err := decodeStrict(line, &raw); err != nil {
-			return nil, fmt.Errorf(":%d: %w", n, err)
-		}
-		fail := func(format string, a ...any) error {
-			return fmt.Errorf(":%d: "+format, append([]any{n}, a...)...)
+			return err
 		}
 		personas := slices.Clone(raw.Personas)
 		if raw.Persona != nil {
 			if len(personas) == 0 {
 				personas = []string{*raw.Persona}
 			} else if personas[0] != *raw.Persona {
-				return nil, fail("persona %q must be the first of personas %q", *raw.Persona, personas)
+				return fmt.Errorf("persona %q must be the first of personas %q", *raw.Persona, personas)
+			}
+		}
+		if explicit {
+			for _, k := range []struct {
+				key string
+				set bool
+			}{{"personas", raw.Personas != nil}, {"line_end", raw.LineEnd != nil}, {"category", raw.Category != nil}, {"excluded", raw.Excluded != nil}} {
+				if !k.set {
+					return fmt.Errorf("%s is required in a real case", k.key)
+				}
 			}
 		}
 		switch {
 		case raw.ID == nil || *raw.ID == "":
-			return nil, fail("id is required")
+			return fmt.Errorf("id is required")
 		case seen[*raw.ID]:
-			return nil, fail("duplicate id %q", *raw.ID)
+			return fmt.Errorf("duplicate id %q", *raw.ID)
 		case len(personas) == 0:
-			return nil, fail("personas (or persona) is required")
+			return fmt.Errorf("personas (or persona) is required")
 		case raw.File == nil || normFile(*raw.File) == "":
-			return nil, fail("file is required")
+			return fmt.Errorf("file is required")
 		case raw.Line == nil || *raw.Line < 1:
-			return nil, fail("line must be an integer >= 1")
+			return fmt.Errorf("line must be an integer >= 1")
 		case raw.LineEnd != nil && *raw.LineEnd < *raw.Line:
-			return nil, fail("line_end %d is before line %d", *raw.LineEnd, *raw.Line)
+			return fmt.Errorf("line_end %d is before line %d", *raw.LineEnd, *raw.Line)
 		case raw.Severity == nil || !finding.Severity(*raw.Severity).Valid():
-			return nil, fail("severity must be P0, P1, P2 or P3")
+			return fmt.Errorf("severity must be P0, P1, P2 or P3")
 		case raw.Description == nil || strings.TrimSpace(*raw.Description) == "":
-			return nil, fail("description is required")
+			return fmt.Errorf("description is required")
 		}
 		for _, p := range personas {
 			if !KnownPersona(p) {
-				return nil, fail("persona %q: each persona must be one of %s", p, strings.Join(knownPersonas(), ", "))
+				return fmt.Errorf("persona %q: each persona must be one of %s", p, strings.Join(knownPersonas(), ", "))
 			}
 		}
 		if len(slices.Compact(slices.Sorted(slices.Values(personas)))) != len(personas) {
-			return nil, fail("personas %q lists a persona twice", personas)
+			return fmt.Errorf("personas %q lists a persona twice", personas)
 		}
 		is := Issue{
 			ID: *raw.ID, Persona: personas[0], Personas: personas, File: normFile(*raw.File),
@@ -385,13 +396,14 @@ func ParseTruth(b []byte) ([]Issue, error) {
 			is.ExcludedReason = *raw.ExcludedReason
 		}
 		if is.Excluded != (strings.TrimSpace(is.ExcludedReason) != "") {
-			return nil, fail("excluded_reason is required exactly when excluded is true")
+			return fmt.Errorf("excluded_reason is required exactly when excluded is true")
 		}
 		seen[is.ID] = true
 		out = append(out, is)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf(": %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

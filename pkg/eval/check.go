@@ -19,6 +19,11 @@ func PermissiveLicenses() []string {
 // Languages are the languages a case may be written in.
 func Languages() []string { return []string{"go", "javascript", "typescript", "python", "c"} }
 
+// Categories are the categories a label may carry (required in a real case).
+func Categories() []string {
+	return []string{"correctness", "security", "reliability", "performance", "api-contract", "testing", "data", "concurrency", "maintainability"}
+}
+
 var (
 	cvePattern = regexp.MustCompile(`^CVE-\d{4}-\d{4,}$`)
 	// provenance: module@version, npm:name@version or github:owner/repo@commit.
@@ -27,10 +32,11 @@ var (
 
 // Check lists the integrity problems of a loaded case (the loader already
 // rejected what does not parse): every label's range overlaps lines the
-// diff added; a clean case has no labels and a bug case at least one;
-// a real case has case.json with provenance (source, the fix unless clean,
-// a well-formed CVE when given), a permissive licence, a known language,
-// the files its diff changes, and a category on every label.
+// diff added, its description is one line and its category (required in a
+// real case) a known one; a clean case has no labels and a bug case at
+// least one; a real case has case.json with provenance (source, the fix
+// unless clean, a well-formed CVE when given, notes on how it was derived),
+// a permissive licence, a known language and the files its diff changes.
 func Check(c Case) []string {
 	var out []string
 	bad := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
@@ -38,8 +44,14 @@ func Check(c Case) []string {
 		if !addedInRange(fileOf(c.Files, is.File), is.Line, is.LineEnd) {
 			bad("%s: issue %q: %s:%d-%d overlaps no line the diff adds", truthFile, is.ID, is.File, is.Line, is.LineEnd)
 		}
-		if c.Suite == SuiteReal && strings.TrimSpace(is.Category) == "" {
+		switch {
+		case c.Suite == SuiteReal && strings.TrimSpace(is.Category) == "":
 			bad("%s: issue %q: category is required", truthFile, is.ID)
+		case is.Category != "" && !slices.Contains(Categories(), is.Category):
+			bad("%s: issue %q: category %q; want one of %s", truthFile, is.ID, is.Category, strings.Join(Categories(), ", "))
+		}
+		if strings.ContainsAny(is.Description, "\r\n") {
+			bad("%s: issue %q: description must be one line", truthFile, is.ID)
 		}
 	}
 	found := slices.ContainsFunc(c.Truth, func(is Issue) bool { return !is.Excluded })
@@ -68,6 +80,9 @@ func Check(c Case) []string {
 	}
 	if !m.Clean && !provenance.MatchString(m.Fix) {
 		bad("%s: fix %q; want the fixing module@version, npm:NAME@VERSION or github:OWNER/REPO@COMMIT", metaFile, m.Fix)
+	}
+	if strings.TrimSpace(m.Notes) == "" {
+		bad("%s: notes are required: how the case was derived", metaFile)
 	}
 	if m.CVE != "" && !cvePattern.MatchString(m.CVE) {
 		bad("%s: cve %q; want CVE-YYYY-NNNN or \"\"", metaFile, m.CVE)
@@ -113,9 +128,11 @@ type SuiteCheck struct {
 	Problems []string
 }
 
-// CheckCorpus loads each suite under root and checks every case, and the
-// validator pool's references to cases. It never stops at the first
-// problem: every broken case is listed.
+// CheckCorpus loads each suite under root and checks every case, that the
+// suite has cases (a missing directory is no pass), that at least a third
+// of the real cases are clean (SPEC section 7.6), and the validator pool's
+// references to cases. It never stops at the first problem: every broken
+// case is listed.
 func CheckCorpus(fsys fs.FS, root string, suites ...string) ([]SuiteCheck, error) {
 	if len(suites) == 0 {
 		suites = Suites()
@@ -145,6 +162,12 @@ func CheckCorpus(fsys fs.FS, root string, suites ...string) ([]SuiteCheck, error
 			for _, p := range Check(c) {
 				sc.Problems = append(sc.Problems, c.ID()+": "+p)
 			}
+		}
+		switch {
+		case sc.Cases == 0 && len(sc.Problems) == 0:
+			sc.Problems = append(sc.Problems, "the suite has no cases")
+		case s == SuiteReal && err == nil && 3*sc.Clean < sc.Cases: // counted only when every case loaded
+			sc.Problems = append(sc.Problems, fmt.Sprintf("%d of %d real cases are clean; want at least a third", sc.Clean, sc.Cases))
 		}
 		out = append(out, sc)
 	}

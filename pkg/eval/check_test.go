@@ -10,8 +10,8 @@ import (
 	"github.com/anchor-review/anchor-review/fixtures"
 )
 
-// TestRealCorpus holds the shipped real-bug corpus to its integrity: it
-// passes on zero or more cases and fails on any broken one.
+// TestRealCorpus holds the shipped corpus to its integrity: it fails on any
+// broken case, an empty suite, or a real suite less than a third clean.
 func TestRealCorpus(t *testing.T) {
 	checks, err := CheckCorpus(fixtures.FS, DefaultRoot)
 	if err != nil {
@@ -101,12 +101,16 @@ func TestCheckCorpusBroken(t *testing.T) {
 		{"wrong kind", map[string]string{bug + "case.json": meta(`"real"=>"scripted"`)}, `kind "scripted"; want "real"`},
 		{"unknown field", map[string]string{bug + "case.json": meta(`{=>{"stars":5,`)}, `unknown field "stars"`},
 		{"label on context lines only", map[string]string{bug + "ground_truth.jsonl": label(`"line":8,"line_end":11`)}, "overlaps no line the diff adds"},
-		{"label outside the hunks", map[string]string{bug + "ground_truth.jsonl": label(`"line":40`)}, "is not on the new side"},
-		{"label without category", map[string]string{bug + "ground_truth.jsonl": strings.Replace(label(`"line":12`), `"category":"correctness",`, "", 1)}, "category is required"},
+		{"label outside the hunks", map[string]string{bug + "ground_truth.jsonl": label(`"line":40,"line_end":40`)}, "is not on the new side"},
+		{"label without category", map[string]string{bug + "ground_truth.jsonl": strings.Replace(label(`"line":12,"line_end":12`), `"category":"correctness",`, "", 1)}, "category is required"},
 		{"persona not first of personas", map[string]string{bug + "ground_truth.jsonl": label(`"line":12,"persona":"security"`)}, `persona "security" must be the first of personas`},
 		{"line_end before line", map[string]string{bug + "ground_truth.jsonl": label(`"line":12,"line_end":11`)}, "line_end 11 is before line 12"},
+		{"label leaning on a default", map[string]string{bug + "ground_truth.jsonl": label(`"line":12`)}, "line_end is required in a real case"},
+		{"unknown category", map[string]string{bug + "ground_truth.jsonl": strings.Replace(label(`"line":12,"line_end":12`), `"correctness",`, `"style",`, 1)}, `category "style"; want one of`},
+		{"multi-line description", map[string]string{bug + "ground_truth.jsonl": strings.Replace(label(`"line":12,"line_end":12`), `"d"`, `"d\ne"`, 1)}, "description must be one line"},
+		{"no notes", map[string]string{bug + "case.json": meta(`"notes":"test fixture for the scorer's loader: a tiny reversed fix in the shared format"=>"notes":" "`)}, "notes are required"},
 		{"bug case without labels", map[string]string{bug + "ground_truth.jsonl": ""}, "a bug case has no ground-truth label"},
-		{"clean case with a label", map[string]string{clean + "ground_truth.jsonl": `{"id":"x","file":"util/names.py","line":1,"severity":"P3","category":"api-contract","personas":["api-contract"],"description":"d","excluded":false}` + "\n"}, "a clean case has 1 ground-truth labels"},
+		{"clean case with a label", map[string]string{clean + "ground_truth.jsonl": `{"id":"x","file":"util/names.py","line":1,"line_end":1,"severity":"P3","category":"api-contract","personas":["api-contract"],"description":"d","excluded":false}` + "\n"}, "a clean case has 1 ground-truth labels"},
 		{"diff does not parse", map[string]string{clean + "diff.patch": strings.Replace(mustRead(t, "testdata/corpus/"+clean+"diff.patch"), "+1,4", "+1,9", 1)}, "diff.patch"},
 		{"empty diff", map[string]string{clean + "diff.patch": ""}, "the diff changes no file"},
 		{"recorded answers without a source", map[string]string{clean + "recorded/security.json": "{}"}, "without source.json"},
@@ -140,4 +144,37 @@ func mustRead(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The corpus as a whole: the real suite has cases, and at least a third of
+// them are clean (SPEC section 7.6).
+func TestCheckCorpusShape(t *testing.T) {
+	const clean = "real/py-clean-rename/"
+	drop := func(dirs ...string) map[string]string {
+		edits := map[string]string{}
+		for _, d := range dirs {
+			for _, f := range []string{"case.json", "diff.patch", "ground_truth.jsonl", "pr.json"} {
+				edits[d+f] = "<nil>"
+			}
+		}
+		return edits
+	}
+	for _, tc := range []struct {
+		name  string
+		edits map[string]string
+		want  string
+	}{
+		{"no clean case", drop(clean), "0 of 1 real cases are clean; want at least a third"},
+		{"no case at all", drop(clean, "real/go-unchecked-length/"), "the suite has no cases"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checks, err := CheckCorpus(corpusFS(t, tc.edits), ".", SuiteReal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all := strings.Join(checks[0].Problems, "\n"); !strings.Contains(all, tc.want) {
+				t.Errorf("problems:\n%s\nwant one containing %q", all, tc.want)
+			}
+		})
+	}
 }

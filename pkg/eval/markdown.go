@@ -69,14 +69,14 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, "\n## Whole pipeline (posted after synthesis, gate and validator; fail-on %s)\n\n", FailOn)
 		fmt.Fprintln(bw, "| metric | value |")
 		fmt.Fprintln(bw, "|---|---:|")
-		fmt.Fprintf(bw, "| cases (with bugs / clean / failed) | %d (%d / %d / %d) |\n", p.Cases, p.BugCases, p.CleanCases, p.Failed)
+		fmt.Fprintf(bw, "| cases (with bugs / clean / failed / incomplete review) | %d (%d / %d / %d / %d) |\n", p.Cases, p.BugCases, p.CleanCases, p.Failed, p.Incomplete)
 		fmt.Fprintf(bw, "| posted precision | %s (%d/%d) |\n", p.Precision(), p.TP, p.TP+p.FP)
 		fmt.Fprintf(bw, "| recall (any persona) | %s (%d/%d) |\n", p.Recall(), p.TP, p.TP+p.FN)
 		fmt.Fprintf(bw, "| severity agreement | %s |\n", p.SeverityAgreement())
 		fmt.Fprintf(bw, "| findings per clean PR | %s (%d on %d) |\n", p.FindingsPerCleanPR(), p.CleanFindings, p.CleanCases)
 		fmt.Fprintf(bw, "| clean PRs whose check fails | %s (%d/%d) |\n", p.CleanFailShare(), p.CleanFailing, p.CleanCases)
 		fmt.Fprintf(bw, "| buggy PRs whose check fails | %s (%d/%d) |\n", p.BugFailShare(), p.BugFailing, p.BugCases)
-		fmt.Fprintf(bw, "| validator: gated / confirmed / rejected on a labelled issue | %d / %d / %d |\n", p.Gated, p.Validated, p.DroppedReal)
+		fmt.Fprintf(bw, "| validator: gated / confirmed / rejected on a labelled issue / without a verdict | %d / %d / %d / %d |\n", p.Gated, p.Validated, p.DroppedReal, p.Unverified)
 	}
 	if v := r.Validator; v != nil {
 		fmt.Fprintf(bw, "\n## Validator alone (%d labelled candidate findings; answers: %s)\n\n", len(v.Results), mdEscape(v.Source.Label()))

@@ -50,6 +50,7 @@ type pipelineLine struct {
 	BugCases           int          `json:"bug_cases"`
 	CleanCases         int          `json:"clean_cases"`
 	Failed             int          `json:"failed"`
+	Incomplete         int          `json:"incomplete"`
 	Posted             int          `json:"posted"`
 	TP                 int          `json:"tp"`
 	FP                 int          `json:"fp"`
@@ -66,6 +67,7 @@ type pipelineLine struct {
 	Gated              int          `json:"gated"`
 	Validated          int          `json:"validated"`
 	DroppedReal        int          `json:"validator_dropped_real"`
+	Unverified         int          `json:"unverified"`
 	Calibration        []AnchorStat `json:"calibration"`
 }
 
@@ -142,12 +144,12 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 		}
 		if err := encode(pipelineLine{
 			Kind: "pipeline", Run: run, Answers: answers, Scripted: scripted, FailOn: FailOn,
-			Cases: ps.Cases, BugCases: ps.BugCases, CleanCases: ps.CleanCases, Failed: ps.Failed,
+			Cases: ps.Cases, BugCases: ps.BugCases, CleanCases: ps.CleanCases, Failed: ps.Failed, Incomplete: ps.Incomplete,
 			Posted: ps.Findings, TP: ps.TP, FP: ps.FP, FN: ps.FN, Duplicates: ps.Duplicates,
 			Precision: ps.Precision(), Recall: ps.Recall(), SevAgree: ps.SeverityAgreement(),
 			FindingsPerCleanPR: ps.FindingsPerCleanPR(), CleanFailing: ps.CleanFailing, CleanFailShare: ps.CleanFailShare(),
 			BugFailing: ps.BugFailing, BugFailShare: ps.BugFailShare(),
-			Gated: ps.Gated, Validated: ps.Validated, DroppedReal: ps.DroppedReal, Calibration: ps.Calibration,
+			Gated: ps.Gated, Validated: ps.Validated, DroppedReal: ps.DroppedReal, Unverified: ps.Unverified, Calibration: ps.Calibration,
 		}); err != nil {
 			return err
 		}
@@ -273,8 +275,8 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 	ps := r.Pipeline
 	fmt.Fprintln(bw)
 	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator, fail-on %s (answers: %s)\n", FailOn, r.SourceLabel())
-	fmt.Fprintf(bw, "%-*s  %5s  %6s %4s %4s %4s %4s  %5s %5s %6s  %-16s %-10s  %s\n",
-		cw, "case", "clean", "posted", "tp", "fp", "fn", "dup", "gated", "valid", "dreal", "verdict", "check", "team")
+	fmt.Fprintf(bw, "%-*s  %5s  %6s %4s %4s %4s %4s  %5s %5s %6s %6s  %-16s %-10s  %s\n",
+		cw, "case", "clean", "posted", "tp", "fp", "fn", "dup", "gated", "valid", "dreal", "unver", "verdict", "check", "team")
 	for _, c := range ps.Results {
 		clean := "no"
 		if c.Clean {
@@ -287,18 +289,18 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 		if c.Failed != "" {
 			team = "failed: " + oneLine(c.Failed)
 		}
-		fmt.Fprintf(bw, "%-*s  %5s  %6d %4d %4d %4d %4d  %5d %5d %6d  %-16s %-10s  %s\n",
-			cw, c.Case, clean, c.Findings, c.TP, c.FP, c.FN, c.Duplicates, c.Gated, c.Validated, c.DroppedReal,
+		fmt.Fprintf(bw, "%-*s  %5s  %6d %4d %4d %4d %4d  %5d %5d %6d %6d  %-16s %-10s  %s\n",
+			cw, c.Case, clean, c.Findings, c.TP, c.FP, c.FN, c.Duplicates, c.Gated, c.Validated, c.DroppedReal, c.Unverified,
 			c.Verdict, c.Conclusion, team)
 	}
-	fmt.Fprintf(bw, "cases %d (%d with bugs, %d clean), %d failed\n", ps.Cases, ps.BugCases, ps.CleanCases, ps.Failed)
+	fmt.Fprintf(bw, "cases %d (%d with bugs, %d clean), %d failed, %d incomplete (check failure without a complete review)\n", ps.Cases, ps.BugCases, ps.CleanCases, ps.Failed, ps.Incomplete)
 	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s\n",
 		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement())
 	fmt.Fprintf(bw, "findings per clean PR %s (%d on %d)   clean PRs whose check fails %s (%d/%d)   buggy PRs whose check fails %s (%d/%d)\n",
 		ps.FindingsPerCleanPR(), ps.CleanFindings, ps.CleanCases, ps.CleanFailShare(), ps.CleanFailing, ps.CleanCases,
 		ps.BugFailShare(), ps.BugFailing, ps.BugCases)
-	fmt.Fprintf(bw, "validator in the pipeline: %d gated, %d confirmed, %d rejected that sat on a labelled issue\n",
-		ps.Gated, ps.Validated, ps.DroppedReal)
+	fmt.Fprintf(bw, "validator in the pipeline: %d gated, %d confirmed, %d rejected that sat on a labelled issue, %d without a verdict\n",
+		ps.Gated, ps.Validated, ps.DroppedReal, ps.Unverified)
 }
 
 func writeValidator(bw *bufio.Writer, v ValidatorReport) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
@@ -33,11 +34,14 @@ type CaseResult struct {
 	Results     []FindingResult `json:"results,omitempty"`
 	Calibration []AnchorStat    `json:"calibration"`
 	// Gated counts the findings synthesis passed to the validator;
-	// Validated the ones it confirmed; DroppedReal the rejected ones that
-	// sat on a labelled issue.
+	// Validated the ones it confirmed; DroppedReal the ones it refuted that
+	// sat on a labelled issue; Unverified the ones that got no verdict (no
+	// recorded verdict, a failed call, over the budget): they make the
+	// review incomplete, and are no rejection.
 	Gated       int `json:"gated"`
 	Validated   int `json:"validated"`
 	DroppedReal int `json:"validator_dropped_real"`
+	Unverified  int `json:"unverified"`
 	// Verdict and Conclusion are the review's, from pkg/review and
 	// pkg/report, with fail-on FailOn.
 	Verdict    string `json:"verdict"`
@@ -51,10 +55,13 @@ type PipelineSummary struct {
 	// CleanFindings are the findings posted on clean cases.
 	CleanFindings int
 	// CleanFailing / BugFailing count cases whose check would fail.
-	CleanFailing, BugFailing      int
-	Gated, Validated, DroppedReal int
-	Calibration                   []AnchorStat
-	Results                       []CaseResult
+	CleanFailing, BugFailing                  int
+	Gated, Validated, DroppedReal, Unverified int
+	// Incomplete counts cases whose review was incomplete (verdict
+	// degraded): their check fails whatever the findings.
+	Incomplete  int
+	Calibration []AnchorStat
+	Results     []CaseResult
 }
 
 // FindingsPerCleanPR is CleanFindings/CleanCases.
@@ -89,6 +96,10 @@ func SummarizePipeline(rs []CaseResult) PipelineSummary {
 		s.Gated += r.Gated
 		s.Validated += r.Validated
 		s.DroppedReal += r.DroppedReal
+		s.Unverified += r.Unverified
+		if r.Verdict == string(review.Degraded) {
+			s.Incomplete++
+		}
 		failing := r.Conclusion == report.ConclusionFailure
 		if r.Clean {
 			s.CleanCases++
@@ -130,7 +141,7 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 			return pipelineMisses(c, cr)
 		}
 	}
-	m := &caseModel{c: c, answers: answers, live: o.Model, rec: o.Recorder}
+	m := &caseModel{c: c, answers: answers, live: o.Model, rec: o.Recorder, noVerdict: map[string]bool{}}
 	rv := review.Reviewer{Model: m, Personas: o.Team}
 	head := func(_ context.Context, p string) (string, bool, error) {
 		s, ok := c.Head[p]
@@ -159,8 +170,12 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 	cr.Counts, cr.Matched, cr.Missed, cr.Results, cr.Calibration = p.Counts, p.Matched, p.Missed, p.Results, p.Calibration
 	cr.Gated = res.Coverage.Validated + len(res.Coverage.Rejections) + len(res.Coverage.OverBudget)
 	cr.Validated = res.Coverage.Validated
-	for _, rj := range slices.Concat(res.Coverage.Rejections, res.Coverage.OverBudget) {
-		if slices.ContainsFunc(c.Truth, func(is Issue) bool { return !is.Excluded && Overlaps(rj.File, []int{rj.Line}, is) }) {
+	cr.Unverified = len(res.Coverage.OverBudget)
+	for _, rj := range res.Coverage.Rejections {
+		switch {
+		case m.noVerdict[VerdictKey(normFile(rj.File), rj.Line)]:
+			cr.Unverified++
+		case slices.ContainsFunc(c.Truth, func(is Issue) bool { return !is.Excluded && Overlaps(rj.File, []int{rj.Line}, is) }):
 			cr.DroppedReal++
 		}
 	}
@@ -189,6 +204,11 @@ type caseModel struct {
 	answers map[string][]byte
 	live    llm.Completer
 	rec     *Recorder
+
+	mu sync.Mutex
+	// noVerdict holds the "file:line" of every validation that got no
+	// verdict from the model or the recording.
+	noVerdict map[string]bool
 }
 
 // Complete implements llm.Completer.
@@ -221,6 +241,18 @@ func (m *caseModel) Complete(ctx context.Context, req llm.Request) (llm.Response
 }
 
 func (m *caseModel) validate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := m.verdict(ctx, req)
+	if err != nil {
+		file, line := splitLabel(req.Label)
+		m.mu.Lock()
+		m.noVerdict[VerdictKey(normFile(file), line)] = true
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+// verdict is the recorded verdict on req's finding, or the live model's.
+func (m *caseModel) verdict(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if m.live == nil {
 		file, line := splitLabel(req.Label)
 		v, ok := m.c.Validator[VerdictKey(normFile(file), line)]

@@ -118,3 +118,27 @@ func TestPipelineMalformedRecordingIsIncomplete(t *testing.T) {
 		t.Errorf("verdict %s, conclusion %s; want degraded and failure (the testing persona failed)", c.Verdict, c.Conclusion)
 	}
 }
+
+// A finding on a labelled issue that got no verdict (nothing recorded for
+// it) is unverified, never counted as the validator rejecting a real issue;
+// the review is incomplete.
+func TestPipelineNoVerdictIsNoRejection(t *testing.T) {
+	const bug = "real/go-unchecked-length/"
+	fsys := corpusFS(t, map[string]string{
+		bug + "recorded/source.json":      `{"source":"scripted"}`,
+		bug + "recorded/correctness.json": answer("correctness", "frame/read.go", 13, "P0", 75, "buf[:n]) with n from the wire"),
+	})
+	cases, err := LoadSuite(fsys, ".", SuiteReal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cases[:1], Options{Answerer: Recorded{FS: fsys, Root: "."}, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := r.Pipeline
+	if ps.Gated != 1 || ps.DroppedReal != 0 || ps.Unverified != 1 || ps.Incomplete != 1 {
+		t.Errorf("gated %d, rejected on a labelled issue %d, unverified %d, incomplete %d; want 1, 0, 1, 1",
+			ps.Gated, ps.DroppedReal, ps.Unverified, ps.Incomplete)
+	}
+}

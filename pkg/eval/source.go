@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -147,31 +146,26 @@ func VerdictKey(file string, line int) string { return file + ":" + strconv.Itoa
 
 func parseVerdicts(b []byte) (map[string]finding.Validation, error) {
 	out := map[string]finding.Validation{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := eachLine(b, func(_ int, line []byte) error {
 		var v verdictLine
 		if err := decodeStrict(line, &v); err != nil {
-			return nil, fmt.Errorf(":%d: %w", n, err)
+			return err
 		}
 		if normFile(v.File) == "" || v.Line < 1 || v.Validated == nil || strings.TrimSpace(v.Reason) == "" {
-			return nil, fmt.Errorf(":%d: file, line >= 1, validated and reason are required", n)
+			return errors.New("file, line >= 1, validated and reason are required")
 		}
 		k := VerdictKey(normFile(v.File), v.Line)
 		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf(":%d: a second verdict for %s", n, k)
+			return fmt.Errorf("a second verdict for %s", k)
 		}
 		if v.Severity != "" && !v.Severity.Valid() {
-			return nil, fmt.Errorf(":%d: severity %q is not P0..P3", n, v.Severity)
+			return fmt.Errorf("severity %q is not P0..P3", v.Severity)
 		}
 		out[k] = finding.Validation{Validated: *v.Validated, Reason: v.Reason, Severity: v.Severity}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf(": %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -189,8 +183,7 @@ type Recorder struct {
 	keys    map[string]bool // verdicts written, "case\x00file:line"
 }
 
-// dir returns (and creates) the case's recorded/ directory, writing
-// source.json.
+// dir returns the case's recorded/ directory, started.
 func (r *Recorder) dir(c Case) (string, error) {
 	for _, n := range []string{c.Suite, c.Name} {
 		if !filepath.IsLocal(n) || strings.ContainsAny(n, `/\`) {
@@ -198,27 +191,54 @@ func (r *Recorder) dir(c Case) (string, error) {
 		}
 	}
 	dir := filepath.Join(r.Dir, c.Suite, c.Name, recDir)
+	return dir, r.start(c.ID(), dir)
+}
+
+// start begins the recording of key in dir the first time it is called for
+// key: the last recording is removed whole (no stale answer survives) and
+// source.json names the model and the day.
+func (r *Recorder) start(key, dir string) error {
 	if r.started == nil {
 		r.started, r.keys = map[string]bool{}, map[string]bool{}
 	}
-	if !r.started[c.ID()] {
-		// A recording replaces the last one whole: no stale answer survives.
-		if err := os.RemoveAll(dir); err != nil {
-			return "", fmt.Errorf("eval: record: %w", err)
-		}
-		r.started[c.ID()] = true
+	if r.started[key] {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	b, err := json.MarshalIndent(r.Source, "", "  ")
 	if err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("eval: record: %w", err)
+		return fmt.Errorf("eval: record: %w", err)
 	}
-	return dir, nil
+	r.started[key] = true
+	return nil
+}
+
+// appendLine appends v to the JSONL file name.
+func appendLine(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval: record: %w", err)
+	}
+	return nil
 }
 
 // SavePersona writes one persona's raw answer.
@@ -251,43 +271,15 @@ func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	dir := filepath.Join(r.Dir, PoolDir, recDir)
-	if r.started == nil {
-		r.started, r.keys = map[string]bool{}, map[string]bool{}
-	}
-	if !r.started[PoolDir] {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		b, err := json.MarshalIndent(r.Source, "", "  ")
-		if err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, sourceFile), append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("eval: record: %w", err)
-		}
-		r.started[PoolDir] = true
+	if err := r.start(PoolDir, dir); err != nil {
+		return err
 	}
 	ok := v.Validated
-	b, err := json.Marshal(struct {
+	return appendLine(filepath.Join(dir, "answers.jsonl"), struct {
 		ID        string `json:"id"`
 		Validated *bool  `json:"validated"`
 		Reason    string `json:"reason"`
 	}{id, &ok, v.Reason})
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "answers.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	return f.Close()
 }
 
 // SaveVerdict appends one validator verdict for the finding at file:line.
@@ -306,17 +298,5 @@ func (r *Recorder) SaveVerdict(c Case, file string, line int, v finding.Validati
 	}
 	r.keys[key] = true
 	ok := v.Validated
-	b, err := json.Marshal(verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, validatorFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("eval: record: %w", err)
-	}
-	return f.Close()
+	return appendLine(filepath.Join(dir, validatorFile), verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
 }

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,13 +50,7 @@ func LoadPool(fsys fs.FS, root string) (*Pool, error) {
 	}
 	p := &Pool{Answers: map[string]finding.Validation{}}
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err = eachLine(b, func(_ int, line []byte) error {
 		var raw struct {
 			ID      string          `json:"id"`
 			Case    string          `json:"case"`
@@ -67,21 +59,22 @@ func LoadPool(fsys fs.FS, root string) (*Pool, error) {
 			Note    string          `json:"note"`
 		}
 		if err := decodeStrict(line, &raw); err != nil {
-			return nil, fmt.Errorf("%w: %s/pool.jsonl:%d: %w", ErrCase, dir, n, err)
+			return err
 		}
 		if raw.ID == "" || seen[raw.ID] || raw.Case == "" || raw.Real == nil {
-			return nil, fmt.Errorf("%w: %s/pool.jsonl:%d: a unique id, case and real are required", ErrCase, dir, n)
+			return errors.New("a unique id, case and real are required")
 		}
 		wrapped := fmt.Appendf(nil, `{"reviewer":"pool","findings":[%s],"residual_risks":[],"testing_gaps":[]}`, raw.Finding)
 		a, err := ParseAnswer(wrapped)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s/pool.jsonl:%d: %w", ErrCase, dir, n, err)
+			return err
 		}
 		seen[raw.ID] = true
 		p.Items = append(p.Items, PoolItem{ID: raw.ID, Case: raw.Case, Finding: a.Findings[0], Real: *raw.Real, Note: raw.Note})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("eval: pool: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s/pool.jsonl%w", ErrCase, dir, err)
 	}
 
 	rec := path.Join(dir, recDir)
@@ -105,21 +98,20 @@ func LoadPool(fsys fs.FS, root string) (*Pool, error) {
 	if p.Source.Kind == "" {
 		return nil, fmt.Errorf("%w: %s: answers without %s", ErrCase, rec, sourceFile)
 	}
-	sc = bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err = eachLine(b, func(_ int, line []byte) error {
 		var a struct {
 			ID        string `json:"id"`
 			Validated *bool  `json:"validated"`
 			Reason    string `json:"reason"`
 		}
 		if err := decodeStrict(line, &a); err != nil || !seen[a.ID] || a.Validated == nil || strings.TrimSpace(a.Reason) == "" {
-			return nil, fmt.Errorf("%w: %s/answers.jsonl:%d: want {\"id\" of a pool item, \"validated\", \"reason\"} (%v)", ErrCase, rec, n, err)
+			return fmt.Errorf("want {\"id\" of a pool item, \"validated\", \"reason\"} (%v)", err)
 		}
 		p.Answers[a.ID] = finding.Validation{Validated: *a.Validated, Reason: a.Reason}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s/answers.jsonl%w", ErrCase, rec, err)
 	}
 	return p, nil
 }

@@ -141,11 +141,8 @@ custom_personas:
 	golden(t, "errors.golden", b.String())
 }
 
-// TestParseBoundsAliases: a billion-laughs document must fail fast with a
-// clear error, not expand. Without the node budget the conversion below
-// would build 10^9 values and never return.
-func TestParseBoundsAliases(t *testing.T) {
-	doc := `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+// billionLaughs is a YAML document of 10^9 values built from aliases.
+const billionLaughs = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]
 b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
 c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
 d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
@@ -156,6 +153,12 @@ h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
 i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
 instructions: *i
 `
+
+// TestParseBoundsAliases: a billion-laughs document must fail fast with a
+// clear error, not expand. Without the node budget the conversion below
+// would build 10^9 values and never return.
+func TestParseBoundsAliases(t *testing.T) {
+	doc := billionLaughs
 	_, err := Parse([]byte(doc))
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("err = %v; want the expansion bound", err)
@@ -255,17 +258,7 @@ func golden(t *testing.T, name, got string) {
 // BenchmarkParseBillionLaughs measures how fast the expansion bound stops
 // a document that would expand to 10^9 values.
 func BenchmarkParseBillionLaughs(b *testing.B) {
-	doc := []byte(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
-instructions: *i
-`)
+	doc := []byte(billionLaughs)
 	for b.Loop() {
 		if _, err := Parse(doc); err == nil {
 			b.Fatal("parsed")

@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/internal/evalcorpus"
+	"github.com/anchor-review/anchor-review/pkg/eval"
 )
 
 func main() {
@@ -55,8 +56,11 @@ func run(ctx context.Context, args []string) error {
 		files    = fs.String("files", "", "comma-separated repo-relative files")
 		keep     = fs.String("keep", "", "hunks to keep, FILE=1,3;FILE2=2 (1-based); default all")
 		show     = fs.Bool("show", false, "print the diff with new-side line numbers and write nothing")
-		c        evalcorpus.Case
-		pr       evalcorpus.PR
+		c        eval.Meta
+		pr       struct {
+			Title string `json:"title"`
+			Body  string `json:"body"`
+		}
 	)
 	fs.StringVar(&c.Language, "lang", "", "go|javascript|typescript|python|c")
 	fs.StringVar(&c.Source, "source", "", "provenance of the head version")
@@ -70,7 +74,7 @@ func run(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c.Kind = "real"
+	c.Kind = eval.SuiteReal
 	c.Files = split(*files, ",")
 	if len(c.Files) == 0 {
 		return errors.New("-files is required")

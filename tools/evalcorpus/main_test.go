@@ -73,7 +73,7 @@ func TestRun(t *testing.T) {
 				args[i] = "GPL-2.0-only"
 			}
 		}
-		if err := run(context.Background(), args); err == nil || !strings.Contains(err.Error(), "allow-list") {
+		if err := run(context.Background(), args); err == nil || !strings.Contains(err.Error(), "want a permissive SPDX id") {
 			t.Fatalf("err = %v, want a licence error", err)
 		}
 	})
