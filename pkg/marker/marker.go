@@ -44,8 +44,12 @@ const (
 
 // Meta is the JSON carried on the metadata line.
 type Meta struct {
-	Version    int    `json:"version"`
-	HeadSHA    string `json:"head_sha"`
+	Version int    `json:"version"`
+	HeadSHA string `json:"head_sha"`
+	// BaseRef is the base branch the review compared against (version 2):
+	// a PR retargeted to another base since is reviewed whole, since the
+	// new commits alone do not show what the new base changes.
+	BaseRef    string `json:"base_ref,omitempty"`
 	Verdict    string `json:"verdict"`
 	Conclusion string `json:"conclusion"`
 	Blocking   int    `json:"blocking"`

@@ -227,6 +227,7 @@ func (d *doc) meta() marker.Meta {
 	m := marker.Meta{
 		Version:    marker.Version,
 		HeadSHA:    d.o.HeadSHA,
+		BaseRef:    r.BaseRef,
 		Verdict:    string(effectiveVerdict(r)),
 		Conclusion: d.conclusion,
 		Blocking:   d.blocking,

@@ -34,7 +34,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		return res, &PR{Info: info}, fmt.Errorf("skip: %w", err)
 	}
 	pr := &PR{Info: info, Comments: comments}
-	res.HeadSHA, res.Title = info.HeadSHA, info.Title
+	res.HeadSHA, res.BaseRef, res.Title = info.HeadSHA, info.BaseRef, info.Title
 
 	dec := skip.Decide(skipPR(info), skipComments(comments), o.BotLogin, o.Rerun)
 	if dec.Skip {
@@ -79,7 +79,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	prDiff := d
 	var plan *carryPlan
 	if prev != nil {
-		plan, res.Rereview = r.plan(ctx, o, prev, info.HeadSHA, d)
+		plan, res.Rereview = r.plan(ctx, o, prev, info, d)
 	}
 	if plan != nil {
 		d = plan.delta

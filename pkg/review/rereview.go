@@ -122,7 +122,8 @@ func (r *Reviewer) countNew(ctx context.Context, o Options, from, to string) int
 // plan decides between an incremental and a whole-PR review of a PR whose
 // newest report is prev (for an older head). A nil plan means the whole PR;
 // rr then says why. prDiff is the PR's whole diff.
-func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, head string, prDiff *diff.Diff) (*carryPlan, *Rereview) {
+func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, info *github.PR, prDiff *diff.Diff) (*carryPlan, *Rereview) {
+	head := info.HeadSHA
 	rr := &Rereview{From: prev.HeadSHA, To: head, Heads: history(prev, head)}
 	whole := func(format string, args ...any) (*carryPlan, *Rereview) {
 		rr.Reason = fmt.Sprintf(format, args...)
@@ -136,6 +137,10 @@ func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, head 
 		return whole("a re-review of the reviewed head")
 	case prev.Version < 2:
 		return whole("the earlier report is from an older release and records no findings")
+	case prev.BaseRef == "":
+		return whole("the earlier report does not record the base branch it was reviewed against")
+	case prev.BaseRef != info.BaseRef:
+		return whole("the pull request's base branch changed since the earlier review")
 	case prev.Truncated:
 		return whole("the earlier report posted more findings than its metadata records")
 	case prev.Incomplete:

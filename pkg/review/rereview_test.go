@@ -64,7 +64,7 @@ func metaFinding(file string, line int, sev, title, reviewer string) marker.Find
 
 // earlierReport is our report for oldSHA, version 2, with five findings.
 func earlierReport(version int) string {
-	m := marker.Meta{Version: version, HeadSHA: oldSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
+	m := marker.Meta{Version: version, HeadSHA: oldSHA, BaseRef: "main", Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
 	if version == 2 {
 		m.Heads = []string{olderSHA, oldSHA}
 		m.Findings = []marker.Finding{
@@ -224,6 +224,17 @@ func TestIncrementalFallsBackToWholePR(t *testing.T) {
 				e.gh.Inject(githubtest.Fault{PathContains: "/compare/", Status: http.StatusNotFound})
 			}},
 		{name: "a report from release 1", version: 1, reason: "older release"},
+		// A newer report of ours (the newest decides) for another base
+		// branch: the PR was retargeted, and the new commits alone do not
+		// show what the new base brings.
+		{name: "the base branch changed", version: 2, reason: "base branch changed",
+			setup: func(e *env) {
+				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main"`, `"base_ref":"release-1"`, 1))
+			}},
+		{name: "a report that records no base branch", version: 2, reason: "does not record the base branch",
+			setup: func(e *env) {
+				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main",`, ``, 1))
+			}},
 		{name: "a manual re-review", version: 2, rerun: true, reason: "manual re-review"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -354,7 +365,7 @@ func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
 			e.rereviewPR(t, 2)
 			// Only P2/P3 findings, so nothing blocks: the conclusion is the
 			// incomplete input's.
-			m := marker.Meta{Version: 2, HeadSHA: oldSHA, Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
+			m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
 				Findings: []marker.Finding{metaFinding("a.go", 31, "P2", tNear, "correctness")}}
 			e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 			e.verdicts.set(tNear, "malformed")
@@ -431,7 +442,7 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 		strings.ReplaceAll(patch, "x / 0", "x / 1") + "\n"
 	e := newEnv(t, nil)
 	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
-	m := marker.Meta{Version: 2, HeadSHA: oldSHA, Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
+	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
 	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
