@@ -27,19 +27,6 @@ type promptShape struct {
 // share is the cacheable fraction of the prompt bytes.
 func (s promptShape) share() float64 { return float64(s.sharedBytes) / float64(s.totalBytes) }
 
-// promptText is the prompt as a provider tokenizes it: the messages in
-// order, role then content.
-func promptText(ms []llm.Message) string {
-	var b strings.Builder
-	for _, m := range ms {
-		b.WriteString(m.Role)
-		b.WriteString("\n")
-		b.WriteString(m.Content)
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	for i := range n {
@@ -56,7 +43,7 @@ func shapeOf(reqs []llmtest.Request) promptShape {
 	var texts []string
 	for _, r := range reqs {
 		if r.Persona != llm.Validator {
-			texts = append(texts, promptText(r.Messages))
+			texts = append(texts, llmtest.PromptText(r.Messages))
 		}
 	}
 	s := promptShape{calls: len(texts)}

@@ -160,8 +160,9 @@ const (
 	cacheBlockTokens = 128
 )
 
-// promptText is what the cache simulation compares: the messages in order.
-func promptText(msgs []llm.Message) string {
+// PromptText is the messages as a provider tokenizes and caches them, in
+// order, role then content: what the cache simulation compares.
+func PromptText(msgs []llm.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		b.WriteString(m.Role)
@@ -374,7 +375,7 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		problems = append(problems, "final message does not start with "+strings.TrimSpace(llm.PersonaHeader))
 	}
 
-	text := req.SchemaName + "\n" + string(req.Schema) + "\n" + promptText(req.Messages)
+	text := req.SchemaName + "\n" + string(req.Schema) + "\n" + PromptText(req.Messages)
 	req.PromptTokens = len(text)/4 + 1
 	s.mu.Lock()
 	simulate := s.cache != nil
