@@ -49,7 +49,12 @@ type Meta struct {
 	// BaseRef is the base branch the review compared against (version 2):
 	// a PR retargeted to another base since is reviewed whole, since the
 	// new commits alone do not show what the new base changes.
-	BaseRef    string `json:"base_ref,omitempty"`
+	BaseRef string `json:"base_ref,omitempty"`
+	// Scope fingerprints what decided which files and personas the
+	// review covered (exclude patterns, the forced team, the base's
+	// .gitattributes marks; version 2): when it changes, the new commits
+	// alone do not show what the earlier review left out.
+	Scope      string `json:"scope,omitempty"`
 	Verdict    string `json:"verdict"`
 	Conclusion string `json:"conclusion"`
 	Blocking   int    `json:"blocking"`

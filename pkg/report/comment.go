@@ -228,6 +228,7 @@ func (d *doc) meta() marker.Meta {
 		Version:    marker.Version,
 		HeadSHA:    d.o.HeadSHA,
 		BaseRef:    r.BaseRef,
+		Scope:      r.ScopeKey,
 		Verdict:    string(effectiveVerdict(r)),
 		Conclusion: d.conclusion,
 		Blocking:   d.blocking,

@@ -93,6 +93,16 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if err != nil {
 		return res, pr, err
 	}
+	res.ScopeKey = ScopeKey(o.Exclude, o.Personas, attrs)
+	if plan != nil && prev.Scope != res.ScopeKey {
+		// The configuration or the base's marks now cover other files or
+		// personas than the earlier review did: the new commits alone
+		// would leave what it left out unreviewed.
+		plan, d = nil, prDiff
+		res.Rereview = wholeInstead(res.Rereview, "the exclude patterns, the personas option or the base's .gitattributes marks changed since the earlier review")
+		o.logf("rereview: the whole pull request: %s", res.Rereview.Reason)
+		standards, attrs, _ = r.readBase(ctx, o, d, info.BaseSHA) // the standards of every file
+	}
 	// After the configuration: its exclude patterns say which files are
 	// left out on purpose.
 	markUnseen(&res, src.Files, o.Exclude, attrs)

@@ -2,6 +2,8 @@ package review
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 	"github.com/anchor-review/anchor-review/pkg/synth"
 )
@@ -223,6 +226,32 @@ func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, info 
 	o.logf("rereview: %s..%s, %s, %d of the PR's files changed; %d findings carried, %d to check again, %d gone",
 		short(prev.HeadSHA), short(head), commitCount(rr.Commits), len(p.delta.Files), rr.Carried, rr.Rechecked, len(rr.Gone))
 	return p, rr
+}
+
+// ScopeKey fingerprints what decides a review's coverage besides the diff:
+// the exclude patterns, the forced team (the personas option) and the
+// base's .gitattributes marks. A report records it; a later incremental
+// review needs the same, or what the earlier review left out would stay
+// unreviewed.
+func ScopeKey(exclude, personas []string, attrs scope.Attributes) string {
+	norm := func(xs []string) string {
+		var out []string
+		for _, x := range xs {
+			if x = strings.TrimSpace(x); x != "" && !strings.HasPrefix(x, "#") {
+				out = append(out, x)
+			}
+		}
+		slices.Sort(out)
+		return strings.Join(slices.Compact(out), "\x00")
+	}
+	sum := sha256.Sum256([]byte("exclude:" + norm(exclude) + "\npersonas:" + norm(personas) + "\n" + attrs.Key()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// wholeInstead turns an incremental re-review into a whole-PR one after
+// the plan was made, for reason.
+func wholeInstead(rr *Rereview, reason string) *Rereview {
+	return &Rereview{From: rr.From, To: rr.To, Heads: rr.Heads, Reason: reason}
 }
 
 // carriedFinding rebuilds a posted finding from its metadata.

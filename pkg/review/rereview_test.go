@@ -16,6 +16,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // The heads of the re-review scenario: the PR was reviewed at oldSHA
@@ -25,6 +26,10 @@ const (
 	olderSHA = "2222222222222222222222222222222222222222"
 	midSHA   = "3333333333333333333333333333333333333333"
 )
+
+// defaultScope is the scope key of a review with no exclude patterns, no
+// personas option and no .gitattributes marks: the tests' options.
+var defaultScope = review.ScopeKey(nil, nil, scope.Attributes{})
 
 // The earlier report's findings (titles are what the validator fake keys on).
 const (
@@ -64,7 +69,7 @@ func metaFinding(file string, line int, sev, title, reviewer string) marker.Find
 
 // earlierReport is our report for oldSHA, version 2, with five findings.
 func earlierReport(version int) string {
-	m := marker.Meta{Version: version, HeadSHA: oldSHA, BaseRef: "main", Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
+	m := marker.Meta{Version: version, HeadSHA: oldSHA, BaseRef: "main", Scope: defaultScope, Verdict: "not-ready", Conclusion: "failure", Blocking: 2}
 	if version == 2 {
 		m.Heads = []string{olderSHA, oldSHA}
 		m.Findings = []marker.Finding{
@@ -231,6 +236,13 @@ func TestIncrementalFallsBackToWholePR(t *testing.T) {
 			setup: func(e *env) {
 				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main"`, `"base_ref":"release-1"`, 1))
 			}},
+		// The earlier review ran with an exclude pattern this run does
+		// not have: what it left out would stay unreviewed.
+		{name: "the exclude patterns changed", version: 2, reason: "exclude patterns, the personas option",
+			setup: func(e *env) {
+				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"scope":"`+defaultScope+`"`,
+					`"scope":"`+review.ScopeKey([]string{"b.go"}, nil, scope.Attributes{})+`"`, 1))
+			}},
 		{name: "a report that records no base branch", version: 2, reason: "does not record the base branch",
 			setup: func(e *env) {
 				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main",`, ``, 1))
@@ -365,7 +377,7 @@ func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
 			e.rereviewPR(t, 2)
 			// Only P2/P3 findings, so nothing blocks: the conclusion is the
 			// incomplete input's.
-			m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
+			m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: defaultScope, Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
 				Findings: []marker.Finding{metaFinding("a.go", 31, "P2", tNear, "correctness")}}
 			e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 			e.verdicts.set(tNear, "malformed")
@@ -442,7 +454,8 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 		strings.ReplaceAll(patch, "x / 0", "x / 1") + "\n"
 	e := newEnv(t, nil)
 	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
-	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
+	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
+		Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
 	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
@@ -493,5 +506,25 @@ func TestCarriedFindingNearAnotherStays(t *testing.T) {
 	got := titles(res.Findings)
 	if !slices.Contains(got, tNear+"@a.go:33") || !slices.Contains(got, tNew+"@a.go:31") || res.Rereview.Again != 0 {
 		t.Fatalf("findings %v, again %d; want both %q and %q, neither taken for the other", got, res.Rereview.Again, tNear, tNew)
+	}
+}
+
+// ScopeKey tells configurations apart by what they cover, not by how they
+// are written: order, blanks, comments and repeats do not count.
+func TestScopeKey(t *testing.T) {
+	attrs := scope.ParseAttributes("gen/** linguist-generated\n")
+	base := review.ScopeKey([]string{"docs/**", "*.snap"}, []string{"security"}, attrs)
+	if got := review.ScopeKey([]string{" *.snap", "# comment", "docs/**", "", "docs/**"}, []string{"security"}, attrs); got != base {
+		t.Errorf("the same patterns written otherwise: %s; want %s", got, base)
+	}
+	for name, other := range map[string]string{
+		"another pattern":    review.ScopeKey([]string{"docs/**"}, []string{"security"}, attrs),
+		"another team":       review.ScopeKey([]string{"docs/**", "*.snap"}, nil, attrs),
+		"other attributes":   review.ScopeKey([]string{"docs/**", "*.snap"}, []string{"security"}, scope.Attributes{}),
+		"pattern as persona": review.ScopeKey([]string{"docs/**", "*.snap", "security"}, nil, attrs),
+	} {
+		if other == base {
+			t.Errorf("%s: same key %s", name, base)
+		}
 	}
 }

@@ -24,14 +24,16 @@ const (
 // Result is everything one review produced: what the report stage renders,
 // what the check run concludes from, and what report-path serializes.
 type Result struct {
-	Repo     string `json:"repo"`               // "owner/name"
-	PR       int    `json:"pr"`                 // 0 for a local diff
-	HeadSHA  string `json:"head_sha"`           // full 40-char SHA ("" for a local diff)
-	BaseRef  string `json:"base_ref,omitempty"` // the PR's base branch ("" for a local diff)
-	Title    string `json:"title"`              // PR title (untrusted; sanitize before rendering)
-	Mode     string `json:"mode"`               // "comment" or "report-only"
-	Skipped  bool   `json:"skipped"`            // Stage 1 ended the run
-	SkipRule int    `json:"skip_rule"`          // 1..4 when Skipped
+	Repo    string `json:"repo"`               // "owner/name"
+	PR      int    `json:"pr"`                 // 0 for a local diff
+	HeadSHA string `json:"head_sha"`           // full 40-char SHA ("" for a local diff)
+	BaseRef string `json:"base_ref,omitempty"` // the PR's base branch ("" for a local diff)
+	// ScopeKey fingerprints what decided the review's coverage (ScopeKey).
+	ScopeKey string `json:"scope_key,omitempty"`
+	Title    string `json:"title"`     // PR title (untrusted; sanitize before rendering)
+	Mode     string `json:"mode"`      // "comment" or "report-only"
+	Skipped  bool   `json:"skipped"`   // Stage 1 ended the run
+	SkipRule int    `json:"skip_rule"` // 1..4 when Skipped
 	// SkipReason is a human sentence, e.g. "pull request is a draft".
 	SkipReason string `json:"skip_reason,omitempty"`
 	// Carried is the earlier report's metadata when rule 4 fired, or when

@@ -107,6 +107,22 @@ func ParseAttributes(text string) Attributes {
 	return a
 }
 
+// Key is a stable text of the marks, for telling two sets apart.
+func (a Attributes) Key() string {
+	var b strings.Builder
+	for _, set := range []struct {
+		name  string
+		globs []glob
+	}{{"generated", a.generated}, {"vendored", a.vendored}} {
+		b.WriteString(set.name + ":")
+		for _, g := range set.globs {
+			b.WriteString(" " + g.pattern)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 func (a Attributes) marks(globs []glob, p string) bool {
 	for _, g := range globs {
 		if g.match(p) {
