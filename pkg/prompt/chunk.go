@@ -56,26 +56,8 @@ func Fit(c Context, budget int) (parts []Part, left []scope.Excluded) {
 	return pack(c.Files, budget, cost, []Level{LevelWhole, LevelBlocks, LevelNone})
 }
 
-// Chunk splits files into chunks whose plain rendered diff (diff.Render)
-// fits budget tokens, with no context: Fit for callers that only have a
-// diff. budget <= 0 means no limit: one chunk with every file.
-func Chunk(files []*diff.File, budget int) (chunks [][]*diff.File, left []scope.Excluded) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	if budget <= 0 {
-		return [][]*diff.File{files}, nil
-	}
-	cost := func(f *diff.File, _ Level) int { return EstimateTokens(diff.Render([]*diff.File{f})) }
-	parts, left := pack(files, budget, cost, []Level{LevelNone})
-	for _, p := range parts {
-		chunks = append(chunks, p.Files)
-	}
-	return chunks, left
-}
-
-// pack is the greedy packer behind Fit and Chunk; levels are tried in
-// order for each file.
+// pack is the greedy packer behind Fit; levels are tried in order for
+// each file.
 func pack(files []*diff.File, budget int, cost func(*diff.File, Level) int, levels []Level) (parts []Part, left []scope.Excluded) {
 	if len(files) == 0 {
 		return nil, nil
@@ -160,12 +142,6 @@ func splitHunks(f *diff.File, budget int, cost func(*diff.File, Level) int, l Le
 		size += n
 	}
 	return append(parts, sub(f.Hunks[start:])), true
-}
-
-// pieceTokens is what file f adds to a persona request at context level l:
-// its numbered diff, its context and its line in the test-file list.
-func pieceTokens(c Context, f *diff.File, l Level) int {
-	return tokensOf(plainBytes(c, f) + contextBytes(c, f, l))
 }
 
 // plainBytes is the size of f's numbered diff and its line in the

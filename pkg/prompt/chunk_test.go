@@ -37,6 +37,31 @@ func shape(chunks [][]*diff.File) string {
 	return strings.Join(parts, " ")
 }
 
+// chunkPlain packs files by their plain rendered diff (diff.Render), without
+// context: pack under the simplest cost, so these tests read the packer's
+// rules (greedy order, hunk groups, too large) in plain sizes.
+// budget <= 0 means no limit: one chunk with every file.
+func chunkPlain(files []*diff.File, budget int) (chunks [][]*diff.File, left []scope.Excluded) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	if budget <= 0 {
+		return [][]*diff.File{files}, nil
+	}
+	cost := func(f *diff.File, _ Level) int { return EstimateTokens(diff.Render([]*diff.File{f})) }
+	parts, left := pack(files, budget, cost, []Level{LevelNone})
+	for _, p := range parts {
+		chunks = append(chunks, p.Files)
+	}
+	return chunks, left
+}
+
+// pieceTokens is what file f adds to a persona request at context level l,
+// as Fit costs it.
+func pieceTokens(c Context, f *diff.File, l Level) int {
+	return tokensOf(plainBytes(c, f) + contextBytes(c, f, l))
+}
+
 func TestChunk(t *testing.T) {
 	// Each 40-byte line renders as 42 bytes; a 10-line hunk is ~105 tokens
 	// plus the header.
@@ -59,7 +84,7 @@ func TestChunk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			chunks, left := Chunk(tt.files, tt.budget)
+			chunks, left := chunkPlain(tt.files, tt.budget)
 			if got := shape(chunks); got != tt.want {
 				t.Errorf("chunks = %s; want %s", got, tt.want)
 			}
@@ -77,7 +102,7 @@ func TestChunk(t *testing.T) {
 
 func TestChunkKeepsEveryHunkOnce(t *testing.T) {
 	big := gen("big", 40, 10, 3, 25, 1, 10, 10)
-	chunks, left := Chunk([]*diff.File{big}, 300)
+	chunks, left := chunkPlain([]*diff.File{big}, 300)
 	if len(left) != 0 {
 		t.Fatalf("left = %v; want none", left)
 	}

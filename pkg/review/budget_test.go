@@ -123,13 +123,15 @@ func TestBudgetFixtureSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, left := prompt.Chunk(d.Files, 600)
-	if len(chunks) != 4 || len(left) != 0 {
-		t.Fatalf("got %d chunks, %d left; want 4, 0", len(chunks), len(left))
+	// The review packs with Fit (numbered diff, test-file lines) in what
+	// diffBudget leaves: 600 tokens.
+	parts, left := prompt.Fit(prompt.Context{Files: d.Files, Tests: map[string][]string{}, Fence: fence}, 600)
+	if len(parts) != 4 || len(left) != 0 {
+		t.Fatalf("got %d parts, %d left; want 4, 0", len(parts), len(left))
 	}
-	for i, ch := range chunks {
-		if len(ch) != 1 || ch[0].Path() != budgetFiles[i] || len(ch[0].Hunks) != 1 {
-			t.Errorf("chunk %d: got %d files; want %s whole", i, len(ch), budgetFiles[i])
+	for i, p := range parts {
+		if len(p.Files) != 1 || p.Files[0].Path() != budgetFiles[i] || len(p.Files[0].Hunks) != 1 {
+			t.Errorf("part %d: got %d files; want %s whole", i, len(p.Files), budgetFiles[i])
 		}
 	}
 }
