@@ -20,8 +20,10 @@ package repoconfig
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,7 +135,7 @@ func SchemaKeys() []string {
 	var doc struct {
 		Properties map[string]any `json:"properties"`
 	}
-	if err := jsonUnmarshal(prompts.ConfigSchema(), &doc); err != nil {
+	if err := json.Unmarshal(prompts.ConfigSchema(), &doc); err != nil {
 		panic("repoconfig: " + err.Error()) // embedded at build time; every test catches it
 	}
 	keys := make([]string, 0, len(doc.Properties))
@@ -154,7 +156,7 @@ func Parse(data []byte) (*File, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, errEOF) || strings.TrimSpace(string(data)) == "" {
+		if errors.Is(err, io.EOF) || strings.TrimSpace(string(data)) == "" {
 			return &File{Settings: map[string]any{}}, nil
 		}
 		return nil, fail(Problem{"(root)", "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")})

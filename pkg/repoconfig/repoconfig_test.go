@@ -1,6 +1,7 @@
 package repoconfig
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -207,7 +208,7 @@ func TestSchemaDefinesEveryLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := jsonUnmarshal(b, &doc); err != nil {
+	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
 	got := doc.Properties.Custom.Items.Properties.When.Properties.Languages.Items.Enum

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,12 +16,8 @@ import (
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
-var errEOF = io.EOF
-
 // customName mirrors the schema's pattern for custom persona names.
 var customName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // validate checks the document against config.schema.json and returns
 // every problem, sorted by key path.
