@@ -1,10 +1,11 @@
 package prompts
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/internal/jsonkeys"
 )
 
 func TestSchemas(t *testing.T) {
@@ -121,24 +122,13 @@ func TestValidationsSchemaKeepsOrder(t *testing.T) {
 	}
 }
 
-// keysOf lists the keys of the JSON object raw in the order of its bytes.
+// keysOf lists the keys of the JSON object raw in the order its bytes
+// give them.
 func keysOf(t *testing.T, raw []byte) []string {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", raw)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
+	keys, err := jsonkeys.Of(raw)
+	if err != nil {
+		t.Fatalf("%v: %s", err, raw)
 	}
 	return keys
 }

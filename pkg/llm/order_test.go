@@ -1,11 +1,12 @@
 package llm_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/internal/jsonkeys"
 
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/prompts"
@@ -44,21 +45,9 @@ func checkFindingOrder(t *testing.T, keys []string) {
 // give them.
 func keysOf(t *testing.T, raw []byte) []string {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", raw)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
+	keys, err := jsonkeys.Of(raw)
+	if err != nil {
+		t.Fatalf("%v: %s", err, raw)
 	}
 	return keys
 }

@@ -106,6 +106,19 @@ func (e *env) rereviewPR(t *testing.T, version int) {
 	e.verdicts.set(tFixed, "false: the new commit fixed it: helper39 no longer adds one")
 }
 
+// pushOnA serves the scenario's PR and earlier report with a push that
+// changed a.go alone (no persona script, no verdicts).
+func (e *env) pushOnA(t *testing.T) {
+	t.Helper()
+	b, a := goLines("helpers", 20), newA()
+	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
+		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
+	})
+	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
+		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
+}
+
 func titles(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
@@ -405,14 +418,7 @@ func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
 func TestCarriedFindingFoundAgain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	b := goLines("helpers", 20)
-	a := newA()
-	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
-		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
-	})
-	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
-	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
-		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
+	e.pushOnA(t)
 	// The new review reports the near finding again, on its mapped line.
 	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
 		f(tNear, finding.P2, "a.go", 33, 100, routing("manual", "human")),
@@ -487,13 +493,7 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 func TestCarriedFindingNearAnotherStays(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	b, a := goLines("helpers", 20), newA()
-	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
-		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
-	})
-	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
-	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
-		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
+	e.pushOnA(t)
 	// This run reports another P2 two lines from the carried tNear
 	// (a.go:31, at a.go:33 after the push).
 	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
