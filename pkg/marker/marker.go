@@ -8,11 +8,20 @@
 // severity, anchor, fingerprint, and the commit each was found on), bounded
 // (MaxFindings, MaxHeads) so the line stays small. A version 1 line still
 // parses; it carries no findings, which means "review the whole PR".
+//
+// Release 3 adds, still as version 2 and every field optional (a report
+// written before has none, and reads as "not recorded"), what
+// `anchor-review stats` reads: the running totals of the PR's reviews per
+// persona (Usage: reviews, calls, tokens, cost, findings posted and acted
+// on), the validator's (ValidatorUsage), the findings later heads resolved
+// (Resolved, the newest MaxResolved), and each finding's inline comment
+// fingerprint (Finding.Inline), bounded like the rest.
 package marker
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -37,6 +46,11 @@ const (
 	MaxHeads = 20
 	// MaxTitle is the most runes of a finding's title recorded.
 	MaxTitle = 120
+	// MaxUsage is the most personas the running usage totals record.
+	MaxUsage = 24
+	// MaxResolved is the most resolved findings recorded (the newest);
+	// the per-persona ActedOn counts stay exact beyond it.
+	MaxResolved = 20
 	// maxReviewer and maxFile bound the other free-text fields.
 	maxReviewer = 40
 	maxFile     = 400
@@ -74,6 +88,56 @@ type Meta struct {
 	// later incremental review would inherit its gaps, so the next run
 	// reviews the whole PR.
 	Incomplete bool `json:"incomplete,omitempty"`
+
+	// Release 3 (optional; see the package comment).
+
+	// Reviews counts the reviews of this PR the usage totals cover.
+	Reviews int `json:"reviews,omitempty"`
+	// Usage are the running totals per persona over those reviews, at
+	// most MaxUsage, sorted by name.
+	Usage []Usage `json:"usage,omitempty"`
+	// ValidatorUsage is the validator's running total (its Name is empty).
+	ValidatorUsage *Usage `json:"validator_usage,omitempty"`
+	// Resolved are findings of earlier reports gone at a later head after
+	// a push changed their lines (the re-review decided it), the newest
+	// MaxResolved.
+	Resolved []Resolved `json:"resolved,omitempty"`
+}
+
+// Usage is a persona's (or the validator's) running total over a PR's
+// reviews.
+type Usage struct {
+	Name string `json:"name,omitempty"`
+	// Reviews counts the reviews the persona ran in.
+	Reviews          int `json:"reviews"`
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens"`
+	// Cost is the estimated cost of the priced reviews in US dollars;
+	// Unpriced counts the reviews whose model had no known price (their
+	// tokens are counted, their cost is not).
+	Cost     float64 `json:"cost,omitempty"`
+	Unpriced int     `json:"unpriced,omitempty"`
+	// Posted counts the distinct findings this persona had posted on the
+	// PR (credited to the first reviewer of a finding); ActedOn those of
+	// them a later head resolved.
+	Posted  int `json:"posted,omitempty"`
+	ActedOn int `json:"acted_on,omitempty"`
+}
+
+// Resolved is a posted finding a later head resolved: a push changed its
+// lines and the re-review no longer found it (the validator refuted it
+// again, or its file was deleted or left the PR).
+type Resolved struct {
+	Fingerprint string `json:"fingerprint"`
+	Severity    string `json:"severity"`
+	Reviewer    string `json:"reviewer,omitempty"`
+	// Inline is the fingerprint of its inline comment, when it had one.
+	Inline string `json:"inline,omitempty"`
+	// Commit is the head it was found on; Head the one it was gone at.
+	Commit string `json:"commit"`
+	Head   string `json:"head"`
 }
 
 // Finding is one posted finding as the metadata records it: enough to
@@ -90,6 +154,10 @@ type Finding struct {
 	Reviewer    string `json:"reviewer,omitempty"`
 	// Commit is the head the finding was first found on (40 hex digits).
 	Commit string `json:"commit"`
+	// Inline is the fingerprint of the finding's inline comment (see
+	// inline.Fingerprint), when the run computed one: stats reads the
+	// comment's reactions through it.
+	Inline string `json:"inline,omitempty"`
 }
 
 // Carries reports whether m can seed an incremental re-review: version 2,
@@ -121,7 +189,32 @@ func FormatMeta(m Meta) string {
 		}
 		m.Findings = fs
 	}
-	b, _ := json.Marshal(m) // a struct of strings and ints cannot fail
+	if len(m.Resolved) > MaxResolved {
+		m.Resolved = m.Resolved[len(m.Resolved)-MaxResolved:]
+	}
+	if len(m.Usage) > MaxUsage {
+		m.Usage = m.Usage[:MaxUsage]
+	}
+	if len(m.Usage) > 0 || len(m.Resolved) > 0 {
+		us := make([]Usage, len(m.Usage))
+		for i, u := range m.Usage {
+			u.Name, u.Cost = clip(u.Name, maxReviewer), roundCost(u.Cost)
+			us[i] = u
+		}
+		m.Usage = us
+		rs := make([]Resolved, len(m.Resolved))
+		for i, r := range m.Resolved {
+			r.Reviewer = clip(r.Reviewer, maxReviewer)
+			rs[i] = r
+		}
+		m.Resolved = rs
+	}
+	if m.ValidatorUsage != nil {
+		v := *m.ValidatorUsage
+		v.Name, v.Cost = "", roundCost(v.Cost)
+		m.ValidatorUsage = &v
+	}
+	b, _ := json.Marshal(m) // a struct of strings, ints and finite floats cannot fail
 	// json.Marshal escapes <, > and & so the JSON cannot close the comment;
 	// @ and # are escaped too, so a recorded title cannot mention anyone or
 	// reference an issue from inside the hidden line.
@@ -184,6 +277,12 @@ func ParseMeta(body string) (Meta, error) {
 		if len(m.Findings) == 0 {
 			m.Findings = nil
 		}
+		if len(m.Usage) == 0 {
+			m.Usage = nil
+		}
+		if len(m.Resolved) == 0 {
+			m.Resolved = nil
+		}
 		return m, nil
 	}
 	return Meta{}, fmt.Errorf("report metadata: no %q line", strings.TrimSpace(metaPrefix))
@@ -202,7 +301,8 @@ func (m Meta) check() error {
 	if m.Blocking < 0 {
 		return fmt.Errorf("blocking %d is negative", m.Blocking)
 	}
-	if m.Version == 1 && (m.Heads != nil || m.Findings != nil || m.Truncated || m.Incomplete) {
+	if m.Version == 1 && (m.Heads != nil || m.Findings != nil || m.Truncated || m.Incomplete ||
+		m.Reviews != 0 || m.Usage != nil || m.ValidatorUsage != nil || m.Resolved != nil) {
 		return fmt.Errorf("version 1 carries no heads or findings")
 	}
 	if len(m.Heads) > MaxHeads {
@@ -221,7 +321,80 @@ func (m Meta) check() error {
 			return fmt.Errorf("finding %d: %w", i+1, err)
 		}
 	}
+	return m.checkStats()
+}
+
+// checkStats checks the release 3 fields.
+func (m Meta) checkStats() error {
+	if m.Reviews < 0 {
+		return fmt.Errorf("reviews %d is negative", m.Reviews)
+	}
+	if len(m.Usage) > MaxUsage {
+		return fmt.Errorf("%d usage entries; at most %d", len(m.Usage), MaxUsage)
+	}
+	for i, u := range m.Usage {
+		if u.Name == "" {
+			return fmt.Errorf("usage %d: no persona name", i+1)
+		}
+		if err := u.check(); err != nil {
+			return fmt.Errorf("usage %d: %w", i+1, err)
+		}
+	}
+	if v := m.ValidatorUsage; v != nil {
+		if v.Name != "" {
+			return fmt.Errorf("validator usage: a name %q", v.Name)
+		}
+		if err := v.check(); err != nil {
+			return fmt.Errorf("validator usage: %w", err)
+		}
+	}
+	if len(m.Resolved) > MaxResolved {
+		return fmt.Errorf("%d resolved findings; at most %d", len(m.Resolved), MaxResolved)
+	}
+	for i, r := range m.Resolved {
+		if err := r.check(); err != nil {
+			return fmt.Errorf("resolved %d: %w", i+1, err)
+		}
+	}
 	return nil
+}
+
+func (u Usage) check() error {
+	switch {
+	case utf8.RuneCountInString(u.Name) > maxReviewer || hasControl(u.Name):
+		return fmt.Errorf("name %q is not a persona name", u.Name)
+	case u.Reviews < 0 || u.Calls < 0 || u.PromptTokens < 0 || u.CachedTokens < 0 || u.CompletionTokens < 0 ||
+		u.Unpriced < 0 || u.Posted < 0 || u.ActedOn < 0:
+		return fmt.Errorf("a negative count")
+	case u.Cost < 0 || math.IsNaN(u.Cost) || math.IsInf(u.Cost, 0):
+		return fmt.Errorf("cost %v is not an amount", u.Cost)
+	}
+	return nil
+}
+
+func (r Resolved) check() error {
+	switch {
+	case len(r.Fingerprint) != 16 || !isHex(r.Fingerprint):
+		return fmt.Errorf("fingerprint %q is not 16 hex digits", r.Fingerprint)
+	case r.Inline != "" && (len(r.Inline) != 16 || !isHex(r.Inline)):
+		return fmt.Errorf("inline fingerprint %q is not 16 hex digits", r.Inline)
+	case !slices.Contains([]string{"P0", "P1", "P2", "P3"}, r.Severity):
+		return fmt.Errorf("severity %q is not P0..P3", r.Severity)
+	case !isSHA(r.Commit) || !isSHA(r.Head):
+		return fmt.Errorf("commit %q or head %q is not a 40-digit hex SHA", r.Commit, r.Head)
+	case utf8.RuneCountInString(r.Reviewer) > maxReviewer || hasControl(r.Reviewer):
+		return fmt.Errorf("reviewer %q is not a persona name", r.Reviewer)
+	}
+	return nil
+}
+
+// roundCost keeps six decimals of a dollar (a ten-thousandth of a cent):
+// the line stays short and the sum of many reviews stays exact enough.
+func roundCost(c float64) float64 {
+	if c <= 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return 0
+	}
+	return math.Round(c*1e6) / 1e6
 }
 
 func (f Finding) check() error {
@@ -236,6 +409,8 @@ func (f Finding) check() error {
 		return fmt.Errorf("anchor %d is not 0, 25, 50, 75 or 100", f.Anchor)
 	case len(f.Fingerprint) != 16 || !isHex(f.Fingerprint):
 		return fmt.Errorf("fingerprint %q is not 16 hex digits", f.Fingerprint)
+	case f.Inline != "" && (len(f.Inline) != 16 || !isHex(f.Inline)):
+		return fmt.Errorf("inline fingerprint %q is not 16 hex digits", f.Inline)
 	case !isSHA(f.Commit):
 		return fmt.Errorf("commit %q is not a 40-digit hex SHA", f.Commit)
 	case utf8.RuneCountInString(f.Title) > MaxTitle || hasControl(f.Title):

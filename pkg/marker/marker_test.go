@@ -204,3 +204,79 @@ func TestMetaV2Rejects(t *testing.T) {
 		}
 	}
 }
+
+// stats is a v2 meta with every release 3 field at its bound.
+func stats() Meta {
+	m := v2(MaxFindings)
+	sha := strings.Repeat("b", 40)
+	m.Reviews = 21
+	for i := range MaxUsage {
+		m.Usage = append(m.Usage, Usage{Name: fmt.Sprintf("custom-persona-%02d", i), Reviews: 21, Calls: 40, PromptTokens: 1_234_567,
+			CachedTokens: 1_000_000, CompletionTokens: 45_678, Cost: 1.234567, Unpriced: 1, Posted: 12, ActedOn: 7})
+	}
+	m.ValidatorUsage = &Usage{Reviews: 21, Calls: 60, PromptTokens: 900_000, CompletionTokens: 9_000, Cost: 0.5}
+	for i := range m.Findings {
+		m.Findings[i].Inline = "fedcba9876543210"
+	}
+	for range MaxResolved {
+		m.Resolved = append(m.Resolved, Resolved{Fingerprint: "0123456789abcdef", Severity: "P2", Reviewer: "correctness",
+			Inline: "fedcba9876543210", Commit: sha, Head: strings.Repeat("c", 40)})
+	}
+	return m
+}
+
+func TestMetaStatsFields(t *testing.T) {
+	t.Run("round trip", func(t *testing.T) {
+		m := stats()
+		got, err := ParseReport(Report + "\n" + FormatMeta(m) + "\n")
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		m := stats()
+		m.Usage = append(m.Usage, Usage{Name: "one-too-many"})
+		m.Resolved = append(m.Resolved, Resolved{Fingerprint: "1111111111111111", Severity: "P0", Commit: strings.Repeat("d", 40), Head: strings.Repeat("e", 40)})
+		m.Usage[0].Cost = 0.12345678912
+		line := FormatMeta(m)
+		got, err := ParseMeta(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Usage) != MaxUsage || len(got.Resolved) != MaxResolved || got.Resolved[MaxResolved-1].Fingerprint != "1111111111111111" {
+			t.Errorf("usage %d, resolved %d (last %+v); want the bounds, the newest resolved kept", len(got.Usage), len(got.Resolved), got.Resolved[len(got.Resolved)-1])
+		}
+		if got.Usage[0].Cost != 0.123457 {
+			t.Errorf("cost %v; want six decimals", got.Usage[0].Cost)
+		}
+		// The whole meta at every bound stays a small part of a 65,536-character comment.
+		if len(line) > 22_000 {
+			t.Errorf("meta line of %d bytes at every bound", len(line))
+		}
+	})
+	t.Run("a report written before has none and still parses", func(t *testing.T) {
+		m := v2(2)
+		got, err := ParseMeta(FormatMeta(m))
+		if err != nil || got.Usage != nil || got.Resolved != nil || got.ValidatorUsage != nil || got.Reviews != 0 {
+			t.Fatalf("%+v, %v", got, err)
+		}
+	})
+	t.Run("rejects", func(t *testing.T) {
+		sha := strings.Repeat("a", 40)
+		head := `<!-- anchor-review:meta {"version":2,"head_sha":"` + sha + `","verdict":"ready","conclusion":"success","blocking":0,`
+		for name, body := range map[string]string{
+			"v1 with usage":         strings.Replace(head, `"version":2`, `"version":1`, 1) + `"reviews":1} -->`,
+			"negative calls":        head + `"usage":[{"name":"a","reviews":1,"calls":-1,"prompt_tokens":0,"completion_tokens":0}]} -->`,
+			"usage without a name":  head + `"usage":[{"reviews":1,"calls":1,"prompt_tokens":0,"completion_tokens":0}]} -->`,
+			"negative cost":         head + `"usage":[{"name":"a","reviews":1,"calls":1,"prompt_tokens":0,"completion_tokens":0,"cost":-2}]} -->`,
+			"named validator":       head + `"validator_usage":{"name":"x","reviews":1,"calls":1,"prompt_tokens":0,"completion_tokens":0}} -->`,
+			"resolved bad head":     head + `"resolved":[{"fingerprint":"0123456789abcdef","severity":"P1","commit":"` + sha + `","head":"main"}]} -->`,
+			"resolved bad inline":   head + `"resolved":[{"fingerprint":"0123456789abcdef","severity":"P1","inline":"xyz","commit":"` + sha + `","head":"` + sha + `"}]} -->`,
+			"finding bad inline fp": head + `"findings":[{"file":"a.go","line":3,"severity":"P1","anchor":75,"fingerprint":"0123456789abcdef","title":"t","commit":"` + sha + `","inline":"12"}]} -->`,
+		} {
+			if _, err := ParseMeta(body); err == nil {
+				t.Errorf("%s: accepted %s", name, body)
+			}
+		}
+	})
+}

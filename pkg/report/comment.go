@@ -141,6 +141,12 @@ func (d *doc) fit(v view, max int, u unit) string {
 	if v.marker {
 		m := d.meta()
 		d.metaLine = marker.FormatMeta(m)
+		if u.size(d.render(v, 0, false)) > max && (m.Usage != nil || m.Resolved != nil || m.ValidatorUsage != nil) {
+			// The running totals for stats go first: losing them costs a
+			// figure, losing the findings costs the next run its carry.
+			m.Usage, m.Resolved, m.ValidatorUsage = nil, nil, nil
+			d.metaLine = marker.FormatMeta(m)
+		}
 		if len(m.Findings) > 0 && u.size(d.render(v, 0, false)) > max {
 			m.Findings, m.Truncated = nil, true
 			d.metaLine = marker.FormatMeta(m)
@@ -249,11 +255,16 @@ func (d *doc) meta() marker.Meta {
 		}
 		// Model text (the title) and PR text (the path) are redacted like
 		// everything else the comment holds: the hidden line is public too.
-		m.Findings = append(m.Findings, marker.Finding{
+		mf := marker.Finding{
 			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
 			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
-		})
+		}
+		if d.o.Inline != nil {
+			mf.Inline = d.o.Inline.Fingerprints[f.Number]
+		}
+		m.Findings = append(m.Findings, mf)
 	}
+	d.statsMeta(&m)
 	return m
 }
 
@@ -569,6 +580,7 @@ func (d *doc) coverage(b *strings.Builder) {
 	u := c.Usage
 	fmt.Fprintf(b, "**Tokens:** %s prompt (%s cached), %s completion, %s.\n\n",
 		fmtInt(u.PromptTokens), fmtInt(u.CachedTokens), fmtInt(u.CompletionTokens), plural(u.Calls, "call", "calls"))
+	writeCost(b, d.r, o)
 	if o.Version != "" {
 		fmt.Fprintf(b, "**Reviewed by:** anchor-review %s.\n\n", clip(Sanitize(o.Version, o), 64))
 	}

@@ -27,12 +27,15 @@ func ExampleComment() {
 		}},
 		Coverage: review.Coverage{
 			Personas: []review.PersonaRun{
-				{Name: "correctness", Reason: "always on", Calls: 1, Findings: 1},
-				{Name: "reliability", Reason: "error handling in store/file.go", Calls: 1, Findings: 1},
+				{Name: "correctness", Reason: "always on", Model: "gpt-4.1-mini", Calls: 1, Findings: 1,
+					Usage: review.Usage{Calls: 1, PromptTokens: 2000, CachedTokens: 1024, CompletionTokens: 120}},
+				{Name: "reliability", Reason: "error handling in store/file.go", Model: "gpt-4.1-mini", Calls: 1, Findings: 1,
+					Usage: review.Usage{Calls: 1, PromptTokens: 2100, CachedTokens: 2048, CompletionTokens: 110}},
 			},
-			ValidatorRan: true,
-			Validated:    1,
-			Usage:        review.Usage{Calls: 3, PromptTokens: 5200, CachedTokens: 4096, CompletionTokens: 310},
+			ValidatorRan:   true,
+			ValidatorModel: "gpt-4.1-mini",
+			Validated:      1,
+			Usage:          review.Usage{Calls: 3, PromptTokens: 5200, CachedTokens: 4096, CompletionTokens: 310},
 		},
 		Verdict: review.NotReady,
 	}
@@ -42,7 +45,7 @@ func ExampleComment() {
 	// Output:
 	// failure 1
 	// <!-- anchor-review:report -->
-	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567"}]} -->
+	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567"}],"reviews":1,"usage":[{"name":"correctness","reviews":1,"calls":1,"prompt_tokens":2000,"cached_tokens":1024,"completion_tokens":120,"cost":0.000685,"posted":1},{"name":"reliability","reviews":1,"calls":1,"prompt_tokens":2100,"cached_tokens":2048,"completion_tokens":110,"cost":0.000402}],"validator_usage":{"reviews":1,"calls":1,"prompt_tokens":1100,"cached_tokens":1024,"completion_tokens":80,"cost":0.000261}} -->
 	// ## anchor-review: 1 finding
 	//
 	// **Team:** correctness (always on); reliability (error handling in store/file.go).
@@ -57,8 +60,8 @@ func ExampleComment() {
 	//
 	// **Personas:** 2 personas ran.
 	//
-	// - correctness: always on · 1 call · 1 finding
-	// - reliability: error handling in store/file.go · 1 call · 1 finding
+	// - correctness: always on · model gpt-4.1-mini · 1 call · 1 finding
+	// - reliability: error handling in store/file.go · model gpt-4.1-mini · 1 call · 1 finding
 	//
 	// **Gate (anchor 75):** none dropped.
 	//
@@ -71,6 +74,8 @@ func ExampleComment() {
 	// **Not reviewed:** none.
 	//
 	// **Tokens:** 5,200 prompt (4,096 cached), 310 completion, 3 calls.
+	//
+	// **Estimated cost:** $0.0013: gpt-4.1-mini at $0.40 input, $0.10 cached input, $1.60 output per million tokens (the built-in list prices of 2025-08-07).
 	//
 	// </details>
 	//

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/skip"
 )
@@ -92,6 +93,10 @@ type Options struct {
 	// (the inline input): each finding with a line comment links it, and
 	// the body says what did not post.
 	Inline *InlineStatus
+	// Pricing prices the review's model calls for Coverage's estimated
+	// cost and the metadata's running totals; the zero value is the
+	// built-in table.
+	Pricing pricing.Table
 }
 
 // InlineStatus is the outcome of the inline review, for the report.
@@ -99,6 +104,10 @@ type InlineStatus struct {
 	// Links maps a finding's number to its line comment (posted now, or by
 	// an earlier run for the same fingerprint).
 	Links map[int]string
+	// Fingerprints maps a finding's number to its inline comment's
+	// fingerprint (inline.Fingerprint), for the findings that have one:
+	// the metadata records it so stats can read the comment's reactions.
+	Fingerprints map[int]string
 	// NotPosted lines say what stayed in the report only, and why; they
 	// are the publisher's own sentences (file names already sanitized by
 	// the caller or absent).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
@@ -23,7 +24,12 @@ const headSHA = "9c27eed0d7b1a3c5e2f4a6b8c0d2e4f6a8b0c2d4"
 const canary = "canary-5ecr3t-T0KEN-value"
 
 func opts() Options {
-	return Options{Secrets: []string{canary, "ab"}} // "ab" is too short to redact
+	// gpt-test is priced by the pricing input; gpt-strong has no price.
+	prices, err := pricing.Parse("gpt-test = 0.40, 0.10, 1.60")
+	if err != nil {
+		panic(err)
+	}
+	return Options{Secrets: []string{canary, "ab"}, Pricing: prices} // "ab" is too short to redact
 }
 
 func fnd(sev finding.Severity, conf int, file string, line int, title string, reviewers ...string) finding.Finding {
@@ -37,10 +43,10 @@ func fnd(sev finding.Severity, conf int, file string, line int, title string, re
 
 func basePersonas() []review.PersonaRun {
 	return []review.PersonaRun{
-		{Name: "correctness", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 3},
-		{Name: "testing", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 1},
-		{Name: "maintainability", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 2},
-		{Name: "security", Reason: "changes an HTTP handler in api/login.go", Model: "gpt-strong", Calls: 1, Findings: 2},
+		{Name: "correctness", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 3, Usage: review.Usage{Calls: 1, PromptTokens: 30000, CachedTokens: 25000, CompletionTokens: 900}},
+		{Name: "testing", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 1, Usage: review.Usage{Calls: 1, PromptTokens: 28000, CachedTokens: 24000, CompletionTokens: 500}},
+		{Name: "maintainability", Reason: "always on", Model: "gpt-test", Calls: 1, Findings: 2, Usage: review.Usage{Calls: 1, PromptTokens: 28000, CachedTokens: 24000, CompletionTokens: 600}},
+		{Name: "security", Reason: "changes an HTTP handler in api/login.go", Model: "gpt-strong", Calls: 1, Findings: 2, Usage: review.Usage{Calls: 1, PromptTokens: 30000, CachedTokens: 20000, CompletionTokens: 800}},
 	}
 }
 
@@ -51,6 +57,7 @@ func baseCoverage() review.Coverage {
 		DroppedByReason: map[string]int{"duplicate": 2, "invalid": 1, "lint-ignore": 1, "below gate": 4},
 		Demotions:       1,
 		ValidatorRan:    true,
+		ValidatorModel:  "gpt-test",
 		Validated:       5,
 		Rejections: []review.Rejection{
 			{Title: "Nil map write", File: "store/cache.go", Line: 12, Reason: "the map is initialised in New, line 8."},
@@ -312,6 +319,8 @@ func TestCommentContract(t *testing.T) {
 	want := marker.Meta{Version: marker.Version, HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 3, Heads: []string{headSHA}}
 	got := meta
 	got.Findings = nil
+	// The running totals stats reads are tested in cost_test.go.
+	got.Reviews, got.Usage, got.ValidatorUsage, got.Resolved = 0, nil, nil, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("meta = %+v; want %+v", got, want)
 	}

@@ -62,6 +62,9 @@ type Rereview struct {
 	// OutsidePR lists files the new commits changed that are not part of
 	// the PR's diff (a merge of the base branch): not reviewed.
 	OutsidePR []string `json:"outside_pr,omitempty"`
+	// Previous is the earlier report's metadata: the report carries its
+	// running totals (usage, findings acted on) forward.
+	Previous *marker.Meta `json:"-"`
 }
 
 // carryPlan is what an incremental review hands to run: the delta to
@@ -127,7 +130,7 @@ func (r *Reviewer) countNew(ctx context.Context, o Options, from, to string) int
 // rr then says why. prDiff is the PR's whole diff.
 func (r *Reviewer) plan(ctx context.Context, o Options, prev *marker.Meta, info *github.PR, prDiff *diff.Diff) (*carryPlan, *Rereview) {
 	head := info.HeadSHA
-	rr := &Rereview{From: prev.HeadSHA, To: head, Heads: history(prev, head)}
+	rr := &Rereview{From: prev.HeadSHA, To: head, Heads: history(prev, head), Previous: prev}
 	whole := func(format string, args ...any) (*carryPlan, *Rereview) {
 		rr.Reason = fmt.Sprintf(format, args...)
 		o.logf("rereview: the whole pull request: %s", rr.Reason)
@@ -251,7 +254,7 @@ func ScopeKey(exclude, personas []string, attrs scope.Attributes) string {
 // wholeInstead turns an incremental re-review into a whole-PR one after
 // the plan was made, for reason.
 func wholeInstead(rr *Rereview, reason string) *Rereview {
-	return &Rereview{From: rr.From, To: rr.To, Heads: rr.Heads, Reason: reason}
+	return &Rereview{From: rr.From, To: rr.To, Heads: rr.Heads, Reason: reason, Previous: rr.Previous}
 }
 
 // carriedFinding rebuilds a posted finding from its metadata.

@@ -140,12 +140,15 @@ type Coverage struct {
 	DroppedByReason map[string]int `json:"dropped_by_reason"`
 	Demotions       int            `json:"demotions"`
 	// ValidatorRan is false in report-only mode (the report says so).
-	ValidatorRan bool        `json:"validator_ran"`
-	Validated    int         `json:"validated"`
-	Rejections   []Rejection `json:"rejections"` // validator said false, or failed
-	OverBudget   []Rejection `json:"over_budget"`
-	NotReviewed  []Excluded  `json:"not_reviewed"`
-	Usage        Usage       `json:"usage"`
+	ValidatorRan bool `json:"validator_ran"`
+	// ValidatorModel is the model the validator's calls went to: Usage
+	// less the personas' own is the validator's, priced at this model.
+	ValidatorModel string      `json:"validator_model,omitempty"`
+	Validated      int         `json:"validated"`
+	Rejections     []Rejection `json:"rejections"` // validator said false, or failed
+	OverBudget     []Rejection `json:"over_budget"`
+	NotReviewed    []Excluded  `json:"not_reviewed"`
+	Usage          Usage       `json:"usage"`
 	// TestingGapsDropped and ResidualRisksDropped count the notes
 	// collectNotes dropped: repeats and those past MaxNotes.
 	TestingGapsDropped   int `json:"testing_gaps_dropped,omitempty"`

@@ -29,6 +29,7 @@ import (
 // verdict makes the review incomplete.
 func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
 	res.Coverage.ValidatorRan = true
+	res.Coverage.ValidatorModel = o.ValidatorModel
 	budget := min(o.MaxValidations, max(calls.remaining(), 0))
 	order := make([]int, len(gated))
 	for i := range order {
