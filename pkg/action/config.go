@@ -36,6 +36,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
@@ -143,6 +144,7 @@ func Inputs() []Input {
 		{Name: "quiet", Default: "false"},
 		{Name: "incomplete", Default: review.IncompleteFailure},
 		{Name: "inline", Default: "false"},
+		{Name: "pricing"},
 	}
 }
 
@@ -178,6 +180,9 @@ type Config struct {
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
 	Inline     bool // post the findings on their lines as one review
+	// Pricing prices the models for the report's estimated cost: the
+	// pricing input over the built-in table.
+	Pricing pricing.Table
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -331,6 +336,10 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
 	c.Inline = p.boolean("inline", in["inline"])
+
+	if c.Pricing, err = pricing.Parse(in["pricing"]); err != nil {
+		p.add("pricing", strings.TrimPrefix(err.Error(), pricing.ErrInvalid.Error()+": "))
+	}
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {

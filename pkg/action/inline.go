@@ -47,6 +47,16 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 	for n, u := range plan.Kept {
 		st.Links[n] = u
 	}
+	defer func() {
+		// The metadata records each commented finding's inline fingerprint,
+		// so stats can read the comment's reactions.
+		st.Fingerprints = map[int]string{}
+		for _, f := range res.Findings {
+			if _, ok := st.Links[f.Number]; ok {
+				st.Fingerprints[f.Number] = inline.FingerprintOf(f, res.Files)
+			}
+		}
+	}()
 	byNumber := map[int]int{}
 	for i, f := range res.Findings {
 		byNumber[f.Number] = i

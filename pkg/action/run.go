@@ -184,7 +184,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if pr == nil {
 		pr = &review.PR{}
 	}
-	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version}
+	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version, Pricing: c.Pricing}
 	// Once publishing starts it finishes: a cancellation now would leave a
 	// report without its check (or the reverse). It has its own deadline.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)

@@ -19,6 +19,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -42,6 +43,8 @@ type reviewFlags struct {
 	maxInputTokens                             int
 	validatorBatching                          string
 	cacheWarmup                                bool
+	pricing                                    string
+	prices                                     pricing.Table // not a flag: --pricing parsed
 }
 
 // runReview is `review`: a PR through the real API, or a local diff.
@@ -80,6 +83,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
 	fl.BoolVar(&f.cacheWarmup, "cache-warmup", false, "send one persona call first so the rest reuse the provider's prompt cache")
+	fl.StringVar(&f.pricing, "pricing", "", "prices per million tokens for the estimated cost: \"INPUT, CACHED, OUTPUT\" for every model, or \"MODEL = INPUT, CACHED, OUTPUT\" lines (default: the built-in list prices)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), `Usage:
   anchor-review review --repo OWNER/NAME --pr N [--post] [--json] [flags]
@@ -183,6 +187,11 @@ func (f *reviewFlags) check(rest []string) error {
 	if err := scope.CheckPatterns(f.exclude); err != nil {
 		problems = append(problems, fmt.Sprintf("--exclude: %v", err))
 	}
+	prices, err := pricing.Parse(f.pricing)
+	if err != nil {
+		problems = append(problems, "--pricing: "+strings.TrimPrefix(err.Error(), pricing.ErrInvalid.Error()+": "))
+	}
+	f.prices = prices
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -237,7 +246,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 		}
 		if f.post {
-			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
 			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
 			}, res, pr, ro)
@@ -261,7 +270,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

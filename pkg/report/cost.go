@@ -61,6 +61,15 @@ func writeCost(b *strings.Builder, r review.Result, o Options) {
 	if len(cs) == 0 {
 		return
 	}
+	tokens := 0
+	for _, c := range cs {
+		tokens += c.usage.PromptTokens + c.usage.CompletionTokens
+	}
+	if tokens == 0 {
+		// $0 would be a claim; the endpoint said nothing.
+		b.WriteString("**Estimated cost:** not shown: the model endpoint reported no token usage.\n\n")
+		return
+	}
 	total := 0.0
 	var unpriced []string
 	type used struct {
