@@ -1,5 +1,5 @@
 // Package cli is anchor-review's command line: the Action entry point (no
-// arguments), `demo`, `review` and `eval`. deps.go is the one place that
+// arguments), `demo`, `review`, `eval` and `stats`. deps.go is the one place that
 // builds the real GitHub and model clients; every command receives what it
 // needs from there, so tests substitute fakes through the same seams.
 package cli
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
@@ -27,6 +28,7 @@ Usage:
   anchor-review demo [--pr NAME] run the whole pipeline offline on a fixture PR (demo --help)
   anchor-review review ...       review a PR or a local diff (review --help)
   anchor-review eval ...         score each persona against ground truth (eval --help)
+  anchor-review stats ...        which personas' findings get acted on, and what each costs (stats --help)
   anchor-review version          print the version (also --version)
   anchor-review help             print this help (also --help, -h)
 `
@@ -48,6 +50,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		return runReview(ctx, args[1:], getenv, stdout, stderr)
 	case "eval":
 		return runEval(ctx, args[1:], getenv, stdout, stderr)
+	case "stats":
+		return runStats(ctx, args[1:], getenv, time.Now(), stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil

@@ -271,6 +271,14 @@ type Comment struct {
 	Path      string
 	Line      int
 	InReplyTo int64
+	// UpdatedAt is when the comment was last edited (or created).
+	UpdatedAt time.Time
+	// Issue is the number of the issue or pull request the comment is on,
+	// read from its API URL (listings across a repository need it).
+	Issue int
+	// ThumbsUp and ThumbsDown count the comment's +1 and -1 reactions, as
+	// the rollup GitHub includes with every comment says.
+	ThumbsUp, ThumbsDown int
 }
 
 func isBot(login, typ string) bool {
@@ -278,6 +286,7 @@ func isBot(login, typ string) bool {
 }
 
 func issueComment(ic *gh.IssueComment) Comment {
+	up, down := reactionCounts(ic.Reactions)
 	return Comment{
 		ID:          ic.GetID(),
 		Author:      ic.GetUser().GetLogin(),
@@ -285,6 +294,9 @@ func issueComment(ic *gh.IssueComment) Comment {
 		HTMLURL:     ic.GetHTMLURL(),
 		AuthorIsBot: isBot(ic.GetUser().GetLogin(), ic.GetUser().GetType()),
 		CreatedAt:   ic.GetCreatedAt().Time,
+		UpdatedAt:   ic.GetUpdatedAt().Time,
+		Issue:       numberFrom(ic.GetIssueURL()),
+		ThumbsUp:    up, ThumbsDown: down,
 	}
 }
 

@@ -82,7 +82,12 @@ func (c *Client) DeleteReviewComment(ctx context.Context, owner, repo string, id
 }
 
 func reviewComment(rc *gh.PullRequestComment) Comment {
+	up, down := reactionCounts(rc.Reactions)
 	return Comment{
+		UpdatedAt:   rc.GetUpdatedAt().Time,
+		Issue:       numberFrom(rc.GetPullRequestURL()),
+		ThumbsUp:    up,
+		ThumbsDown:  down,
 		ID:          rc.GetID(),
 		Author:      rc.GetUser().GetLogin(),
 		Body:        rc.GetBody(),

@@ -149,6 +149,9 @@ func (s *Server) createReaction(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	c, _, _ := findComment(s.comments, id)
+	if strings.Contains(r.URL.Path, "/pulls/comments/") {
+		c, _, _ = findComment(s.reviews, id)
+	}
 	status := http.StatusCreated
 	if c != nil {
 		for _, have := range s.reacts[id] {

@@ -126,8 +126,10 @@ type Server struct {
 	checks    []*CheckRun
 	compares  map[string]Compare // base + "..." + head
 	reacts    map[int64][]string // comment id → reaction contents, in order
-	refused   map[string]bool    // check-run conclusions answered with 422
-	faults    []*Fault
+	// people are reactions by others than the token (React), per comment.
+	people  map[int64][]string
+	refused map[string]bool // check-run conclusions answered with 422
+	faults  []*Fault
 	// barrierTimeouts counts held requests released by their timeout
 	// instead of the gate opening.
 	barrierTimeouts int
@@ -150,6 +152,7 @@ func New() *Server {
 		contents:  map[string]string{},
 		compares:  map[string]Compare{},
 		reacts:    map[int64][]string{},
+		people:    map[int64][]string{},
 		refused:   map[string]bool{},
 	}
 	mux := http.NewServeMux()
@@ -172,6 +175,10 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.getBlob)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPulls)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments", s.listRepoIssueComments)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/comments", s.listRepoReviewComments)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -721,6 +728,9 @@ func (s *Server) commentJSON(r *http.Request, n int, c Comment) map[string]any {
 	set(m, "user.type", userType(c.Author))
 	set(m, "created_at", stamp(c.CreatedAt))
 	set(m, "updated_at", stamp(c.UpdatedAt))
+	s.mu.Lock()
+	set(m, "reactions", s.rollup(m["url"].(string), c.ID))
+	s.mu.Unlock()
 	return m
 }
 
@@ -755,6 +765,9 @@ func (s *Server) reviewCommentJSON(r *http.Request, n int, c Comment) map[string
 	set(m, "user.type", userType(c.Author))
 	set(m, "created_at", stamp(c.CreatedAt))
 	set(m, "updated_at", stamp(c.UpdatedAt))
+	s.mu.Lock()
+	set(m, "reactions", s.rollup(self, c.ID))
+	s.mu.Unlock()
 	set(m, "path", path)
 	set(m, "line", line)
 	set(m, "original_line", line)

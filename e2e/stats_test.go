@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/inline"
+	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/stats"
+)
+
+// cli runs the binary as a command (not as the Action) with the stage's
+// GitHub and args; it returns the result like run.
+func (s *stage) cli(env map[string]string, args ...string) result {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = s.dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.dir}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r := result{stdout: "", stderr: ""}
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			s.t.Fatalf("run %v: %v", args, err)
+		}
+		r.exit = ee.ExitCode()
+	}
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	return r
+}
+
+// deleteComment deletes an issue or review comment through the fake's
+// API, as a maintainer would.
+func deleteComment(s *stage, kind string, id int64) {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, s.gh.URL+"/repos/"+repoFull+"/"+kind+"/comments/"+itoa(int(id)), nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp, err := s.gh.HTTPClient().Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		s.t.Fatalf("delete %s comment %d: %v %v", kind, id, err, resp)
+	}
+	resp.Body.Close()
+}
+
+// inlineComments are our inline comments on PR n.
+func inlineComments(s *stage, n int) []githubtest.Comment {
+	var out []githubtest.Comment
+	for _, c := range s.gh.ReviewComments(n) {
+		if _, ok := inline.ParseMarker(c.Body); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// rewriteMeta replaces a report's metadata line with older's, as an
+// earlier release wrote it.
+func rewriteMeta(s *stage, n int, older func(m marker.Meta) string) {
+	s.t.Helper()
+	c := reportComments(s.gh, n)[0]
+	m := reportMeta(s.t, c)
+	lines := strings.SplitN(c.Body, "\n", 3)
+	editComment(s, c.ID, lines[0]+"\n"+older(m)+"\n"+lines[2])
+}
+
+// TestStatsFromReviewHistory builds a repository's history by running real
+// reviews, pushes and re-reviews through the binary (inline comments on),
+// then reads it back with `anchor-review stats`:
+//   - #7: the off-by-one, then Mean added, then the loop fixed (the
+//     off-by-one is acted on), merged with Mean still posted (dismissed),
+//     Mean's comment got a thumbs-up;
+//   - #8: reviewed once, a thumbs-down on its inline comment (dismissed);
+//   - #9: never reviewed (no report);
+//   - #10 and #12: reports as releases 2 and 1 wrote them;
+//   - #11: its report was deleted;
+//   - #13: a thumbs-down on an inline comment that was deleted since.
+func TestStatsFromReviewHistory(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	s.followupModel()
+	s.env["INPUT_INLINE"] = "true"
+	review := func(pr githubtest.PR, fixture string) {
+		s.t.Helper()
+		s.event("pull_request", fixture, pr)
+		if r := s.run(nil); r.exit > 1 {
+			t.Fatalf("review of #%d: exit %d%s", pr.Number, r.exit, r.logs())
+		}
+	}
+
+	pr7 := s.addPR(githubtest.PR{Number: 7})
+	review(pr7, "pull_request.opened")
+	pr7 = s.push(pr7, sumWithMean(), deltaMean)
+	review(pr7, "pull_request.synchronize")
+	pr7 = s.push(pr7, sumFixed(), deltaFix)
+	review(pr7, "pull_request.synchronize")
+	pr7.State, pr7.Merged = "closed", true
+	s.gh.AddPR(pr7)
+	for _, c := range inlineComments(s, 7) {
+		if strings.Contains(c.Body, meanTitle) {
+			s.gh.React(c.ID, "+1")
+		}
+	}
+
+	for _, n := range []int{8, 10, 11, 12, 13} {
+		review(s.addPR(githubtest.PR{Number: n}), "pull_request.opened")
+	}
+	s.addPR(githubtest.PR{Number: 9})
+	s.gh.React(inlineComments(s, 8)[0].ID, "-1")
+	rewriteMeta(s, 10, func(m marker.Meta) string {
+		m.Reviews, m.Usage, m.ValidatorUsage, m.Resolved = 0, nil, nil, nil
+		for i := range m.Findings {
+			m.Findings[i].Inline = ""
+		}
+		return marker.FormatMeta(m) // exactly what release 2 wrote
+	})
+	rewriteMeta(s, 12, func(m marker.Meta) string {
+		return `<!-- anchor-review:meta {"version":1,"head_sha":"` + m.HeadSHA + `","verdict":"` + m.Verdict + `","conclusion":"` + m.Conclusion + `","blocking":1} -->`
+	})
+	deleteComment(s, "issues", reportComments(s.gh, 11)[0].ID)
+	c13 := inlineComments(s, 13)[0]
+	s.gh.React(c13.ID, "-1")
+	deleteComment(s, "pulls", c13.ID)
+
+	env := map[string]string{"GITHUB_TOKEN": "ghs_e2eToken0000", "GITHUB_API_URL": s.gh.URL}
+	jsonPath := filepath.Join(s.dir, "stats.json")
+	before := len(s.gh.Requests())
+	r := s.cli(env, "stats", "--repo", repoFull, "--since", "2024-01-01", "--json", jsonPath, "--min-findings", "2", "--min-rate", "0.5")
+	if r.exit != 0 {
+		t.Fatalf("stats: exit %d%s", r.exit, r.logs())
+	}
+	for _, req := range s.gh.Requests()[before:] {
+		if req.Method != http.MethodGet || strings.Contains(req.Path, "graphql") {
+			t.Errorf("stats sent %s %s; want REST reads only", req.Method, req.Path)
+		}
+	}
+	var got stats.Report
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("--json: %v\n%s", err, b)
+	}
+	tot := got.Totals
+	// #7, #8, #10, #12, #13 have reports; #9 never had one, #11's is gone.
+	if tot.PullRequests != 7 || tot.Reviewed != 5 || tot.WithoutReport != 2 || tot.OlderReports != 2 || tot.UnreadableReports != 0 {
+		t.Errorf("totals %+v; want 7 PRs, 5 reviewed, 2 without a report, 2 older reports", tot)
+	}
+	// #7 three reviews, #8 and #13 one each, #10 one reviewed head, #12 counted once.
+	if tot.Reviews != 7 {
+		t.Errorf("reviews %d; want 7", tot.Reviews)
+	}
+	var correctness *stats.Persona
+	for i, p := range got.Personas {
+		if p.Name == "correctness" {
+			correctness = &got.Personas[i]
+		}
+	}
+	if correctness == nil {
+		t.Fatalf("no correctness row: %+v", got.Personas)
+	}
+	// Posted: #7 two, #8 one, #13 one, #10 (release 2) one; #12 (release 1) records none.
+	want := stats.Persona{Posted: 5, ActedOn: 1, Dismissed: 2, ThumbsUp: 1, ThumbsDown: 1}
+	if c := *correctness; c.Posted != want.Posted || c.ActedOn != want.ActedOn || c.Dismissed != want.Dismissed || c.ThumbsUp != want.ThumbsUp || c.ThumbsDown != want.ThumbsDown {
+		t.Errorf("correctness %+v; want posted 5, acted on 1, dismissed 2 (merged #7's Mean, #8's thumbs-down), thumbs up 1, thumbs down 1", c)
+	}
+	// Reviews and calls come from the three reports that record them: #7 (3), #8, #13.
+	if c := *correctness; c.Reviews != 5 || c.Calls < 5 || c.PromptTokens == 0 {
+		t.Errorf("correctness usage %+v; want 5 reviews with their calls and tokens", c)
+	}
+	if correctness.Cost != nil {
+		t.Errorf("cost %v for e2e-model, which has no price; want none, never a guess", *correctness.Cost)
+	}
+	if got.Validator == nil || got.Validator.Calls == 0 {
+		t.Errorf("validator %+v; want its calls", got.Validator)
+	}
+	// Acted on 1 of 5 is 20%, below 50%, over at least 2 findings.
+	if got.Suggestion == nil || len(got.Suggestion.Drop) != 1 || got.Suggestion.Drop[0] != "correctness" || got.Suggestion.RestsOn != 5 ||
+		strings.Contains(strings.Join(got.Suggestion.Personas, ","), "correctness") || !strings.Contains(strings.Join(got.Suggestion.Personas, ","), "security") {
+		t.Errorf("suggestion %+v; want correctness dropped, resting on 5 findings", got.Suggestion)
+	}
+	for _, want := range []string{
+		"## anchor-review stats: " + repoFull,
+		"```mermaid\npie showData\n    title Prompt tokens by persona",
+		"| correctness | 5 |",
+		"personas: [testing, maintainability,",
+		"It rests on 5 posted findings.",
+		"2 reports predate per-persona figures",
+		"not known: no model of these reviews has a known price",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "stats: 7 pull requests updated since 2024-01-01") {
+		t.Errorf("no progress on stderr:\n%s", r.stderr)
+	}
+
+	// Above the minimum, never below: with 6 findings required, no suggestion.
+	r = s.cli(env, "stats", "--repo", repoFull, "--since", "2024-01-01", "--min-findings", "6", "--min-rate", "0.5")
+	if r.exit != 0 || !strings.Contains(r.stdout, "None: no persona meets the rule") || !strings.Contains(r.stdout, "Too few findings to judge (fewer than 6 posted): correctness") {
+		t.Errorf("below the minimum: exit %d, want no suggestion%s", r.exit, r.logs())
+	}
+}
+
+// TestStatsWithoutAccess: a token that cannot read the repository's pull
+// requests (404: private or unknown; 403: forbidden) is an error that says
+// which permission stats needs, exit 3, and nothing on stdout.
+func TestStatsWithoutAccess(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNotFound, http.StatusForbidden} {
+		s := newStage(t)
+		s.addPR(githubtest.PR{Number: 7})
+		s.gh.Inject(githubtest.Fault{PathContains: "/pulls", Status: status})
+		r := s.cli(map[string]string{"GITHUB_TOKEN": "ghs_e2eToken0000", "GITHUB_API_URL": s.gh.URL}, "stats", "--repo", repoFull, "--days", "7")
+		if r.exit != 3 || r.stdout != "" || !strings.Contains(r.stderr, "pull-requests: read") || !strings.Contains(r.stderr, "HTTP "+itoa(status)) && status == 403 {
+			t.Errorf("HTTP %d: exit %d; want 3, nothing on stdout, the permission named%s", status, r.exit, r.logs())
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/action"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/stats"
+)
+
+// statsFlags are the stats command's options.
+type statsFlags struct {
+	repo, since, jsonFile     string
+	days                      int
+	githubToken, githubAPIURL string
+	botLogin                  string
+	minFindings               int
+	minRate                   float64
+	jobSummary                bool
+}
+
+// statsSource is the GitHub client stats reads through; tests substitute
+// a client wired to the fake.
+type statsSource interface {
+	stats.Source
+	Requests() int
+}
+
+// runStats is `stats`: which personas earn their noise, from the
+// repository's own reports.
+func runStats(ctx context.Context, args []string, getenv func(string) string, now time.Time, stdout, stderr io.Writer) error {
+	var f statsFlags
+	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
+	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME")
+	fl.IntVar(&f.days, "days", 30, "the period: reports written in the last N days")
+	fl.StringVar(&f.since, "since", "", "the period: reports written since `DATE` (YYYY-MM-DD or RFC 3339; instead of --days)")
+	fl.StringVar(&f.jsonFile, "json", "", "also write the figures as JSON to `FILE`")
+	fl.StringVar(&f.githubToken, "github-token", "", "GitHub token (default $GITHUB_TOKEN)")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", "", "GitHub API URL (default $GITHUB_API_URL or https://api.github.com/)")
+	fl.StringVar(&f.botLogin, "bot-login", action.DefaultBotLogin, "the identity whose report and inline comments count")
+	fl.IntVar(&f.minFindings, "min-findings", stats.DefaultMinFindings, "suggest dropping a persona only over at least this many posted findings")
+	fl.Float64Var(&f.minRate, "min-rate", stats.DefaultMinRate, "suggest dropping a persona whose acted-on rate is below this fraction")
+	fl.BoolVar(&f.jobSummary, "job-summary", false, "also append the Markdown to $GITHUB_STEP_SUMMARY (for a container step with no shell)")
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), `Usage:
+  anchor-review stats --repo OWNER/NAME [--days N | --since DATE] [--json FILE] [flags]
+
+Reads the repository's anchor-review reports written in the period (their
+metadata) and inline comments (their reactions) through the GitHub API
+($GITHUB_TOKEN, read access to pull requests and issues), and prints per
+persona: reviews, calls, tokens, estimated cost, findings posted, acted on,
+dismissed and thumbs up, a Mermaid chart, and a personas configuration when a
+persona's findings are rarely acted on. Markdown on stdout, progress on stderr.
+
+Flags:`)
+		fl.PrintDefaults()
+	}
+	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
+		return err
+	}
+	daysSet := false
+	fl.Visit(func(fl *flag.Flag) { daysSet = daysSet || fl.Name == "days" })
+	since, err := f.period(now, daysSet)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	owner, repo, ok := action.SplitRepository(f.repo)
+	if !ok {
+		return fmt.Errorf("%w: --repo must be OWNER/NAME, got %q", ErrUsage, f.repo)
+	}
+	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
+	if token == "" {
+		return fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
+	}
+	c, err := newGitHub(nil, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return statsWith(ctx, c, f, stats.Options{Owner: owner, Repo: repo, Since: since, Until: now}, getenv, stdout, stderr)
+}
+
+// period is the start of the period the flags ask for.
+func (f statsFlags) period(now time.Time, daysSet bool) (time.Time, error) {
+	var problems []string
+	if f.since != "" && daysSet {
+		problems = append(problems, "--days and --since are exclusive")
+	}
+	if f.days < 1 || f.days > 3660 {
+		problems = append(problems, fmt.Sprintf("--days %d is not within 1..3660", f.days))
+	}
+	if f.minFindings < 1 {
+		problems = append(problems, "--min-findings must be at least 1")
+	}
+	if f.minRate <= 0 || f.minRate >= 1 {
+		problems = append(problems, fmt.Sprintf("--min-rate %g is not a fraction between 0 and 1 (0.1 is 10%%)", f.minRate))
+	}
+	since := now.AddDate(0, 0, -f.days)
+	if f.since != "" {
+		t, err := time.Parse(time.DateOnly, f.since)
+		if err != nil {
+			t, err = time.Parse(time.RFC3339, f.since)
+		}
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("--since %q is not a date (YYYY-MM-DD) or an RFC 3339 time", f.since))
+		case t.After(now):
+			problems = append(problems, fmt.Sprintf("--since %s is in the future", f.since))
+		}
+		since = t
+	}
+	if len(problems) > 0 {
+		return time.Time{}, errors.New(strings.Join(problems, "; "))
+	}
+	return since.UTC(), nil
+}
+
+// statsWith reads and prints the figures through src.
+func statsWith(ctx context.Context, src statsSource, f statsFlags, o stats.Options, getenv func(string) string, stdout, stderr io.Writer) error {
+	o.BotLogin, o.MinFindings, o.MinRate = f.botLogin, f.minFindings, f.minRate
+	o.Known = persona.Names()
+	start := time.Now()
+	o.Progress = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	r, err := stats.Collect(ctx, src, o)
+	if err != nil {
+		var ae *github.APIError
+		if errors.As(err, &ae) && (ae.Status == 403 || ae.Status == 404) {
+			return fmt.Errorf("%w: %w (the token needs read access to the repository's pull requests and issues: `pull-requests: read` and `issues: read` in a workflow)", action.ErrCannotRun, err)
+		}
+		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+	}
+	r.Requests = src.Requests()
+	fmt.Fprintf(stderr, "stats: done in %s with %d requests\n", time.Since(start).Round(time.Millisecond), r.Requests)
+	md := r.Markdown()
+	fmt.Fprint(stdout, md)
+	if f.jsonFile != "" {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode stats: %w", err)
+		}
+		if err := os.WriteFile(f.jsonFile, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("%w: --json: %w", ErrUsage, err)
+		}
+	}
+	if f.jobSummary {
+		path := getenv("GITHUB_STEP_SUMMARY")
+		if path == "" {
+			return fmt.Errorf("%w: --job-summary: GITHUB_STEP_SUMMARY is not set (outside GitHub Actions, the Markdown is on stdout)", ErrUsage)
+		}
+		file, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("--job-summary: %w", err)
+		}
+		_, werr := file.WriteString(md)
+		if cerr := file.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("--job-summary: %w", werr)
+		}
+	}
+	return nil
+}

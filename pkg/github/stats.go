@@ -1,0 +1,132 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v62/github"
+)
+
+// The reads `anchor-review stats` makes: every pull request of a
+// repository updated in a period, and every issue and review comment of
+// the repository updated in it, a page of 100 at a time, each item handed
+// to a visitor so a busy repository never sits in memory at once.
+
+// PullSummary is a pull request as the list endpoint gives it.
+type PullSummary struct {
+	Number               int
+	State                string
+	Merged               bool // merged_at is set (the list has no "merged")
+	HeadSHA              string
+	CreatedAt, UpdatedAt time.Time
+}
+
+// ErrStop, returned by a visitor, ends the listing without an error.
+var ErrStop = errors.New("github: stop listing")
+
+// EachPullUpdatedSince visits the repository's pull requests of every
+// state, most recently updated first, down to the first one updated before
+// since (where the listing stops: the rest are older).
+func (c *Client) EachPullUpdatedSince(ctx context.Context, owner, repo string, since time.Time, visit func(PullSummary) error) error {
+	op := fmt.Sprintf("list pull requests of %s/%s", owner, repo)
+	opt := &gh.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: gh.ListOptions{PerPage: perPage}}
+	for {
+		page, resp, err := c.gh.PullRequests.List(ctx, owner, repo, opt)
+		if err != nil {
+			return classify(op, "", err)
+		}
+		for _, p := range page {
+			s := PullSummary{
+				Number: p.GetNumber(), State: p.GetState(), Merged: p.MergedAt != nil, HeadSHA: p.GetHead().GetSHA(),
+				CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time,
+			}
+			if s.UpdatedAt.Before(since) {
+				return nil
+			}
+			if err := visit(s); err != nil {
+				return stopped(err)
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// EachRepoIssueComment visits every conversation comment of the
+// repository's issues and pull requests updated at or after since, oldest
+// update first. Each carries its PR number (Issue) and reaction counts.
+func (c *Client) EachRepoIssueComment(ctx context.Context, owner, repo string, since time.Time, visit func(Comment) error) error {
+	op := fmt.Sprintf("list the issue comments of %s/%s", owner, repo)
+	sort, dir := "updated", "asc"
+	opt := &gh.IssueListCommentsOptions{Sort: &sort, Direction: &dir, Since: &since, ListOptions: gh.ListOptions{PerPage: perPage}}
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, owner, repo, 0, opt)
+		if err != nil {
+			return classify(op, "", err)
+		}
+		for _, ic := range page {
+			if err := visit(issueComment(ic)); err != nil {
+				return stopped(err)
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// EachRepoReviewComment visits every review (line) comment of the
+// repository's pull requests updated at or after since, oldest update
+// first, with its PR number (Issue) and reaction counts.
+func (c *Client) EachRepoReviewComment(ctx context.Context, owner, repo string, since time.Time, visit func(Comment) error) error {
+	op := fmt.Sprintf("list the review comments of %s/%s", owner, repo)
+	opt := &gh.PullRequestListCommentsOptions{Sort: "updated", Direction: "asc", Since: since, ListOptions: gh.ListOptions{PerPage: perPage}}
+	for {
+		page, resp, err := c.gh.PullRequests.ListComments(ctx, owner, repo, 0, opt)
+		if err != nil {
+			return classify(op, "", err)
+		}
+		for _, rc := range page {
+			if err := visit(reviewComment(rc)); err != nil {
+				return stopped(err)
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+func stopped(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// numberFrom reads the issue or pull request number that ends an API URL
+// (".../issues/7", ".../pulls/7"); 0 when there is none.
+func numberFrom(u string) int {
+	i := strings.LastIndexByte(u, '/')
+	n, err := strconv.Atoi(u[i+1:])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// reactionCounts reads the thumbs of a comment's reaction rollup.
+func reactionCounts(r *gh.Reactions) (up, down int) {
+	if r == nil {
+		return 0, 0
+	}
+	return r.GetPlusOne(), r.GetMinusOne()
+}
