@@ -1,0 +1,131 @@
+package stats
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/inline"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+const bot = "github-actions[bot]"
+
+func client(t *testing.T, gh *githubtest.Server) *github.Client {
+	t.Helper()
+	c, err := github.New(gh.HTTPClient(), gh.URL, "ghs_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// reviewed is a result with one correctness finding, rendered by the
+// report stage itself.
+func reviewed(head string) (review.Result, finding.Finding) {
+	f := finding.Finding{Title: "Loop reads past n", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100,
+		Reviewers: []string{"correctness"}, Number: 1}
+	return review.Result{Repo: "octocat/Hello-World", HeadSHA: head, Verdict: review.NotReady, Findings: []finding.Finding{f},
+		Coverage: review.Coverage{Personas: []review.PersonaRun{{Name: "correctness", Model: "gpt-4.1-mini", Calls: 1,
+			Usage: review.Usage{Calls: 1, PromptTokens: 10_000, CompletionTokens: 500}}}, Usage: review.Usage{Calls: 1, PromptTokens: 10_000, CompletionTokens: 500}}}, f
+}
+
+// TestInlineCommentsBeforeThePeriod: an inline comment written before the
+// period, on a pull request whose report was rewritten in it, is not in
+// the repository-wide listing (it lists comments updated since): stats
+// reads that pull request's review comments whole, and its thumbs count.
+func TestInlineCommentsBeforeThePeriod(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	head := strings.Repeat("a", 40)
+	gh.AddPR(githubtest.PR{Number: 5, HeadSHA: head})
+	res, f := reviewed(head)
+	fp := inline.Fingerprint(f.File, f.Title, "for i := 0; i <= n; i++ {")
+	id := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
+	gh.React(id, "+1")
+	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
+	rid := gh.AddComment(5, bot, body)
+	c := client(t, gh)
+	if _, err := c.EditComment(context.Background(), "octocat", "Hello-World", rid, body); err != nil {
+		t.Fatal(err) // a later review rewrote the report: updated a minute later
+	}
+	reportAt := gh.Comments(5)[0].UpdatedAt
+	r, err := Collect(context.Background(), c, Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: reportAt.Add(-30 * time.Second), Until: reportAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.Reviewed != 1 || len(r.Personas) != 1 || r.Personas[0].ThumbsUp != 1 || r.Personas[0].Posted != 1 {
+		t.Fatalf("report %+v, personas %+v; want the older inline comment's thumbs-up counted", r.Totals, r.Personas)
+	}
+	if p := r.Personas[0]; p.Cost == nil || *p.Cost <= 0 {
+		t.Errorf("cost %v; want gpt-4.1-mini's list price applied by the report", p.Cost)
+	}
+	read := false
+	for _, q := range gh.Requests() {
+		read = read || q.Path == "/repos/octocat/Hello-World/pulls/5/comments"
+	}
+	if !read {
+		t.Error("the pull request's review comments were not read")
+	}
+}
+
+// TestReportsThatDoNotCount: a forged metadata line is counted as
+// unreadable, never read; a report-shaped comment by someone else, and a
+// pull request updated before the period, do not count at all.
+func TestReportsThatDoNotCount(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	for n := 1; n <= 3; n++ {
+		gh.AddPR(githubtest.PR{Number: n, HeadSHA: strings.Repeat("b", 40)})
+	}
+	res, _ := reviewed(strings.Repeat("b", 40))
+	body := report.Comment(res, report.Options{})
+	gh.AddComment(1, bot, strings.Replace(body, `"version":2`, `"version":9`, 1))
+	gh.AddComment(2, "mallory", body)
+	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.UnreadableReports != 1 || r.Totals.Reviewed != 0 || r.Totals.WithoutReport != 2 || len(r.Personas) != 0 {
+		t.Errorf("totals %+v personas %+v; want 1 unreadable, 2 without a report, nothing counted", r.Totals, r.Personas)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "unsupported version 9") || !strings.Contains(md, "No report of github-actions[bot] was written in the period.") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+func TestSuggestionNeedsTheMinimum(t *testing.T) {
+	r := &Report{MinFindings: 20, MinRate: 0.1, Personas: []Persona{
+		{Name: "correctness", Posted: 40, ActedOn: 20},
+		{Name: "maintainability", Posted: 20, ActedOn: 1}, // 5%, over 20: dropped
+		{Name: "testing", Posted: 19, ActedOn: 0},         // 0%, but 19: never judged
+		{Name: "my-lens", Posted: 25, ActedOn: 2},         // custom, 8%: dropped
+	}}
+	r.suggest([]string{"correctness", "testing", "maintainability", "security"})
+	s := r.Suggestion
+	if s == nil || strings.Join(s.Drop, ",") != "maintainability,my-lens" || s.RestsOn != 45 ||
+		strings.Join(s.Personas, ",") != "correctness,testing,security" {
+		t.Fatalf("suggestion %+v", s)
+	}
+	if strings.Join(r.TooFew, ",") != "testing" {
+		t.Errorf("too few %v; want testing", r.TooFew)
+	}
+}
+
+func TestHeadlineReviewer(t *testing.T) {
+	for body, want := range map[string]string{
+		"<!-- m -->\n**P1 · Loop · reads** · anchor 75 · correctness, security\n\nwhy": "correctness",
+		"<!-- m -->\n~~**P1 · Loop** · anchor 75 · testing~~\n\nResolved in abc":      "testing",
+		"<!-- m -->\n**P1 · Loop** · anchor 75\n":                                     "",
+		"<!-- m -->\n\n":                                                              "",
+	} {
+		if got := headlineReviewer(body); got != want {
+			t.Errorf("headlineReviewer(%q) = %q; want %q", body, got, want)
+		}
+	}
+}
