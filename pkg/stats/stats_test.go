@@ -120,9 +120,9 @@ func TestSuggestionNeedsTheMinimum(t *testing.T) {
 func TestHeadlineReviewer(t *testing.T) {
 	for body, want := range map[string]string{
 		"<!-- m -->\n**P1 · Loop · reads** · anchor 75 · correctness, security\n\nwhy": "correctness",
-		"<!-- m -->\n~~**P1 · Loop** · anchor 75 · testing~~\n\nResolved in abc":      "testing",
-		"<!-- m -->\n**P1 · Loop** · anchor 75\n":                                     "",
-		"<!-- m -->\n\n":                                                              "",
+		"<!-- m -->\n~~**P1 · Loop** · anchor 75 · testing~~\n\nResolved in abc":       "testing",
+		"<!-- m -->\n**P1 · Loop** · anchor 75\n":                                      "",
+		"<!-- m -->\n\n": "",
 	} {
 		if got := headlineReviewer(body); got != want {
 			t.Errorf("headlineReviewer(%q) = %q; want %q", body, got, want)
