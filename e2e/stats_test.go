@@ -220,17 +220,52 @@ func TestStatsFromReviewHistory(t *testing.T) {
 }
 
 // TestStatsWithoutAccess: a token that cannot read the repository's pull
-// requests (404: private or unknown; 403: forbidden) is an error that says
-// which permission stats needs, exit 3, and nothing on stdout.
+// requests or issues (404: private or unknown to it; 403: forbidden) is an
+// error naming the permissions stats needs, exit 3, and nothing on stdout.
 func TestStatsWithoutAccess(t *testing.T) {
 	t.Parallel()
-	for _, status := range []int{http.StatusNotFound, http.StatusForbidden} {
+	for _, c := range []struct {
+		path   string
+		status int
+	}{{"/pulls", http.StatusNotFound}, {"/pulls", http.StatusForbidden}, {"/issues/comments", http.StatusForbidden}} {
 		s := newStage(t)
-		s.addPR(githubtest.PR{Number: 7})
-		s.gh.Inject(githubtest.Fault{PathContains: "/pulls", Status: status})
-		r := s.cli(map[string]string{"GITHUB_TOKEN": "ghs_e2eToken0000", "GITHUB_API_URL": s.gh.URL}, "stats", "--repo", repoFull, "--days", "7")
-		if r.exit != 3 || r.stdout != "" || !strings.Contains(r.stderr, "pull-requests: read") || !strings.Contains(r.stderr, "HTTP "+itoa(status)) && status == 403 {
-			t.Errorf("HTTP %d: exit %d; want 3, nothing on stdout, the permission named%s", status, r.exit, r.logs())
+		review := s.addPR(githubtest.PR{Number: 7})
+		s.answers(nil)
+		s.event("pull_request", "pull_request.opened", review)
+		s.run(nil)
+		s.gh.Inject(githubtest.Fault{Method: "GET", PathContains: c.path, Status: c.status})
+		r := s.cli(map[string]string{"GITHUB_TOKEN": "ghs_e2eToken0000", "GITHUB_API_URL": s.gh.URL}, "stats", "--repo", repoFull, "--since", "2024-01-01")
+		if r.exit != 3 || r.stdout != "" || !strings.Contains(r.stderr, "pull-requests: read") || !strings.Contains(r.stderr, "HTTP "+itoa(c.status)) {
+			t.Errorf("%s answers %d: exit %d; want 3, nothing on stdout, the status and the permissions named%s", c.path, c.status, r.exit, r.logs())
 		}
+	}
+}
+
+// TestPricingInput: the pricing input prices the review in Coverage and
+// the job summary, and the report records the cost for stats; a bad value
+// is a configuration error naming the input, and nothing is posted.
+func TestPricingInput(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
+	pr := s.addPR(githubtest.PR{Number: 7})
+	s.event("pull_request", "pull_request.opened", pr)
+
+	bad := s.run(map[string]string{"INPUT_PRICING": "e2e-model = 0.40, 1.60"})
+	if bad.exit != 2 || !strings.Contains(bad.stdout+bad.stderr, "pricing") || len(reportComments(s.gh, 7)) != 0 {
+		t.Fatalf("a bad pricing input: exit %d, %d reports; want 2, the input named, nothing posted%s", bad.exit, len(reportComments(s.gh, 7)), bad.logs())
+	}
+	r := s.run(map[string]string{"INPUT_PRICING": "e2e-model = 1.00, 0.25, 4.00"})
+	if r.exit != 1 {
+		t.Fatalf("exit %d; want 1%s", r.exit, r.logs())
+	}
+	const want = "**Estimated cost:** $"
+	body := reportComments(s.gh, 7)[0].Body
+	if !strings.Contains(body, want) || !strings.Contains(r.summary, want) || !strings.Contains(body, "e2e-model at $1.00 input, $0.25 cached input, $4.00 output per million tokens (the pricing input)") {
+		t.Errorf("the comment or the job summary lacks the cost:\n%s\n---\n%s", body, r.summary)
+	}
+	m := reportMeta(t, reportComments(s.gh, 7)[0])
+	if len(m.Usage) == 0 || m.Usage[0].Cost <= 0 || m.Usage[0].Unpriced != 0 || m.ValidatorUsage == nil || m.ValidatorUsage.Cost <= 0 {
+		t.Errorf("meta usage %+v validator %+v; want priced totals", m.Usage, m.ValidatorUsage)
 	}
 }
