@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -255,7 +256,11 @@ func TestPricingInput(t *testing.T) {
 	if bad.exit != 2 || !strings.Contains(bad.stdout+bad.stderr, "pricing") || len(reportComments(s.gh, 7)) != 0 {
 		t.Fatalf("a bad pricing input: exit %d, %d reports; want 2, the input named, nothing posted%s", bad.exit, len(reportComments(s.gh, 7)), bad.logs())
 	}
-	r := s.run(map[string]string{"INPUT_PRICING": "e2e-model = 1.00, 0.25, 4.00"})
+	// With a provider-style prompt cache, and the warm-up so the other
+	// personas find the first one's prefix cached: cached input is priced
+	// at its own price.
+	s.model.SimulatePromptCache(true)
+	r := s.run(map[string]string{"INPUT_PRICING": "e2e-model = 1.00, 0.25, 4.00", "INPUT_CACHE-WARMUP": "true"})
 	if r.exit != 1 {
 		t.Fatalf("exit %d; want 1%s", r.exit, r.logs())
 	}
@@ -265,7 +270,18 @@ func TestPricingInput(t *testing.T) {
 		t.Errorf("the comment or the job summary lacks the cost:\n%s\n---\n%s", body, r.summary)
 	}
 	m := reportMeta(t, reportComments(s.gh, 7)[0])
-	if len(m.Usage) == 0 || m.Usage[0].Cost <= 0 || m.Usage[0].Unpriced != 0 || m.ValidatorUsage == nil || m.ValidatorUsage.Cost <= 0 {
-		t.Errorf("meta usage %+v validator %+v; want priced totals", m.Usage, m.ValidatorUsage)
+	if len(m.Usage) == 0 || m.ValidatorUsage == nil || m.ValidatorUsage.Cost <= 0 {
+		t.Fatalf("meta usage %+v validator %+v; want priced totals", m.Usage, m.ValidatorUsage)
+	}
+	cached := 0
+	for _, u := range m.Usage {
+		cached += u.CachedTokens
+		want := (float64(u.PromptTokens-u.CachedTokens)*1.00 + float64(u.CachedTokens)*0.25 + float64(u.CompletionTokens)*4.00) / 1e6
+		if u.Unpriced != 0 || math.Abs(u.Cost-want) > 2e-6 {
+			t.Errorf("%s: cost %v for %+v; want %v (cached input at the cached price)", u.Name, u.Cost, u, want)
+		}
+	}
+	if cached == 0 {
+		t.Error("no cached tokens counted; the fake provider reported some")
 	}
 }
