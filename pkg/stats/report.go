@@ -66,12 +66,11 @@ func (p *Persona) finish() {
 // Totals are the repository's figures over the period.
 type Totals struct {
 	// PullRequests were updated in the period; Reviewed have a report
-	// written in it; WithoutReport have none; ReviewedBefore have one
-	// written before the period (not counted).
-	PullRequests   int `json:"pull_requests"`
-	Reviewed       int `json:"reviewed"`
-	WithoutReport  int `json:"without_report"`
-	ReviewedBefore int `json:"reviewed_before_period"`
+	// written in it; WithoutReport have none written in it (never
+	// reviewed, last reviewed before the period, or the report deleted).
+	PullRequests  int `json:"pull_requests"`
+	Reviewed      int `json:"reviewed"`
+	WithoutReport int `json:"without_report"`
 	// OlderReports were written before reports recorded per-persona
 	// figures: their findings count, their usage does not.
 	OlderReports      int `json:"older_reports"`
@@ -207,12 +206,8 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	t := r.Totals
 	fmt.Fprintf(&b, "## anchor-review stats: %s\n\n", r.Repository)
-	fmt.Fprintf(&b, "Reports written from %s to %s: **%d pull requests reviewed** (%s), of %d pull requests updated in the period; %d without a report",
+	fmt.Fprintf(&b, "Reports written from %s to %s: **%d pull requests reviewed** (%s), of %d pull requests updated in the period; %d without a report written in it (not reviewed, reviewed earlier, or the report deleted). A pull request's figures are the totals its report keeps over all its reviews.\n\n",
 		r.Since.UTC().Format(time.DateOnly), r.Until.UTC().Format(time.DateOnly), t.Reviewed, plural(t.Reviews, "review"), t.PullRequests, t.WithoutReport)
-	if t.ReviewedBefore > 0 {
-		fmt.Fprintf(&b, ", %d last reviewed before the period", t.ReviewedBefore)
-	}
-	b.WriteString(". A pull request's figures are the totals its report keeps over all its reviews.\n\n")
 	if t.Reviewed == 0 {
 		b.WriteString("No report of " + r.BotLogin + " was written in the period.\n")
 		r.notes(&b)

@@ -247,11 +247,8 @@ func add(prs map[int]*pr, o Options) *Report {
 		p := prs[n]
 		r.Totals.PullRequests++
 		switch {
-		case p.report == nil:
+		case p.report == nil || p.report.updated.Before(o.Since):
 			r.Totals.WithoutReport++
-			continue
-		case p.report.updated.Before(o.Since):
-			r.Totals.ReviewedBefore++
 			continue
 		case p.report.err != nil:
 			r.Totals.UnreadableReports++

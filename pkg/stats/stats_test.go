@@ -129,3 +129,24 @@ func TestHeadlineReviewer(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewedBeforeThePeriod: a pull request commented on in the period
+// whose report was written before it counts as without a report written
+// in the period, not as reviewed.
+func TestReviewedBeforeThePeriod(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	head := strings.Repeat("c", 40)
+	gh.AddPR(githubtest.PR{Number: 4, HeadSHA: head})
+	res, _ := reviewed(head)
+	gh.AddComment(4, bot, report.Comment(res, report.Options{}))
+	gh.AddComment(4, "octodev", "ping")
+	since := gh.Comments(4)[1].CreatedAt
+	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.PullRequests != 1 || r.Totals.Reviewed != 0 || r.Totals.WithoutReport != 1 {
+		t.Errorf("totals %+v; want the PR listed, not reviewed in the period", r.Totals)
+	}
+}
