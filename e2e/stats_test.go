@@ -122,7 +122,11 @@ func TestStatsFromReviewHistory(t *testing.T) {
 		review(s.addPR(githubtest.PR{Number: n}), "pull_request.opened")
 	}
 	s.addPR(githubtest.PR{Number: 9})
-	s.gh.React(inlineComments(s, 8)[0].ID, "-1")
+	c8 := inlineComments(s, 8)[0]
+	s.gh.React(c8.ID, "-1")
+	if mk, _ := inline.ParseMarker(c8.Body); reportMeta(t, reportComments(s.gh, 8)[0]).Findings[0].Inline != mk.Fingerprint {
+		t.Errorf("#8's report does not record its inline comment's fingerprint %s", mk.Fingerprint)
+	}
 	rewriteMeta(s, 10, func(m marker.Meta) string {
 		m.Reviews, m.Usage, m.ValidatorUsage, m.Resolved = 0, nil, nil, nil
 		for i := range m.Findings {
