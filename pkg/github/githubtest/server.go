@@ -135,6 +135,8 @@ type Server struct {
 	// tokenLogin is who the token writes comments as; "" means
 	// github-actions[bot] (a GitHub App token writes as "<app>[bot]").
 	tokenLogin string
+	// roles are the users' roles on the repository (SetRole).
+	roles map[string]role
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -151,6 +153,7 @@ func New() *Server {
 		compares:  map[string]Compare{},
 		reacts:    map[int64][]string{},
 		refused:   map[string]bool{},
+		roles:     map[string]role{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPull)
@@ -172,6 +175,7 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.getBlob)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.getPermission)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
