@@ -114,6 +114,16 @@ func meanFinding() map[string]any {
 	return f
 }
 
+// tableRow is the report's table row holding title ("" when none does).
+func tableRow(body, title string) string {
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "| ") && strings.Contains(line, "**"+title+"**") {
+			return line
+		}
+	}
+	return ""
+}
+
 func reportMeta(t *testing.T, c githubtest.Comment) marker.Meta {
 	t.Helper()
 	m, err := marker.ParseReport(c.Body)
@@ -163,6 +173,11 @@ func TestPushesAreReviewedIncrementally(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, body)
 		}
 	}
+	// The carried finding shows what it showed when first posted: its
+	// reason and its fix, not only its title.
+	if row := tableRow(body, loopTitle); !strings.Contains(row, "every caller passing the full length crashes") || !strings.Contains(row, "Suggested fix: Use i &lt; n.") {
+		t.Errorf("the carried finding's row lost its reason or fix: %q", row)
+	}
 	m := reportMeta(t, reports[0])
 	if m.HeadSHA != pr2.HeadSHA || len(m.Heads) != 2 || len(m.Findings) != 2 {
 		t.Errorf("meta %+v; want head %s, 2 heads, 2 findings", m, pr2.HeadSHA)
@@ -186,6 +201,9 @@ func TestPushesAreReviewedIncrementally(t *testing.T) {
 	body = reports[0].Body
 	if strings.Contains(body, "| **"+loopTitle) || !strings.Contains(body, meanTitle) || !strings.Contains(body, "fixed by the new commit") {
 		t.Errorf("the fixed finding is still listed, Mean is missing, or the rejection is not in Coverage:\n%s", body)
+	}
+	if row := tableRow(body, meanTitle); !strings.Contains(row, "panics with an integer division by zero") || !strings.Contains(row, "Return 0 when n is 0.") || !strings.Contains(row, "Carried from the review of") {
+		t.Errorf("the finding carried a second time lost its reason or fix: %q", row)
 	}
 	m = reportMeta(t, reports[0])
 	if len(m.Findings) != 1 || m.Findings[0].Commit != pr2.HeadSHA || len(m.Heads) != 3 {

@@ -141,6 +141,12 @@ func (d *doc) fit(v view, max int, u unit) string {
 	if v.marker {
 		m := d.meta()
 		d.metaLine = marker.FormatMeta(m)
+		if len(m.Findings) > 0 && u.size(d.render(v, len(d.rows), false)) > max {
+			// The rows shown come before the explanations the hidden
+			// line records for later runs.
+			m = m.WithoutExplanations()
+			d.metaLine = marker.FormatMeta(m)
+		}
 		if len(m.Findings) > 0 && u.size(d.render(v, 0, false)) > max {
 			m.Findings, m.Truncated = nil, true
 			d.metaLine = marker.FormatMeta(m)
@@ -252,6 +258,9 @@ func (d *doc) meta() marker.Meta {
 		m.Findings = append(m.Findings, marker.Finding{
 			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
 			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
+			// What the row shows besides the title, so a carried finding
+			// still explains itself (FormatMeta bounds the line).
+			Why: Redact(f.WhyItMatters, d.o.Secrets), Fix: Redact(f.SuggestedFix, d.o.Secrets),
 		})
 	}
 	return m
