@@ -259,8 +259,11 @@ func (d *doc) meta() marker.Meta {
 			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
 			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
 			// What the row shows besides the title, so a carried finding
-			// still explains itself (FormatMeta bounds the line).
-			Why: Redact(f.WhyItMatters, d.o.Secrets), Fix: Redact(f.SuggestedFix, d.o.Secrets),
+			// still explains itself (FormatMeta bounds the line). Defused
+			// as plain text (no images, no off-host links, no live
+			// mentions, no marker copies, no secrets) but not escaped: the
+			// run that carries it renders it with Sanitize like any text.
+			Why: sanitizePlain(f.WhyItMatters, d.o), Fix: sanitizePlain(f.SuggestedFix, d.o),
 		})
 	}
 	return m

@@ -42,7 +42,7 @@ func ExampleComment() {
 	// Output:
 	// failure 1
 	// <!-- anchor-review:report -->
-	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567","why":"A failed flush loses writes silently; ping \u0040octocat."}]} -->
+	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567","why":"A failed flush loses writes silently; ping \u0040​octocat."}]} -->
 	// ## anchor-review: 1 finding
 	//
 	// **Team:** correctness (always on); reliability (error handling in store/file.go).
