@@ -117,6 +117,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 Reviews a pull request through the GitHub API ($GITHUB_TOKEN) with the model
 endpoint ($OPENAI_API_KEY), printing the report; --post posts the comment and
 the check run. --diff and --base review a local change with no GitHub at all.
+The repository configuration (.github/anchor-review.yml) applies as in the
+Action: read at the PR's base commit, at the merge base of --base, or from
+--dir for --diff; flags left at their defaults give way to it.
 
 Flags:`)
 		fl.PrintDefaults()

@@ -189,3 +189,42 @@ func TestReviewFlagsValidatedAsInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewPRAppliesRepoConfig: `review --repo --pr` reads the
+// configuration at the PR's base commit, as the Action does, and refuses
+// an invalid one before any model call.
+func TestReviewPRAppliesRepoConfig(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, config string
+		wantExit     int
+	}{
+		{"valid: its fail_on applies", "fail_on: never\npersonas: [correctness]\n", 0},
+		{"invalid: refused", "personas: [secrity]\n", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gh := fakePR(t)
+			gh.SetContent(prBase, repoconfig.Path, tt.config)
+			m := llmtest.New()
+			defer m.Close()
+			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
+			_, stderr, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
+			if ExitCode(err) != tt.wantExit {
+				t.Fatalf("exit %d (%v); want %d\n%s", ExitCode(err), err, tt.wantExit, stderr)
+			}
+			if tt.wantExit == 2 {
+				if !strings.Contains(err.Error(), `unknown persona "secrity"`) || !strings.Contains(err.Error(), "base commit") {
+					t.Errorf("error %q does not name the persona and where the file was read", err)
+				}
+				if n := len(m.Requests()); n != 0 {
+					t.Errorf("%d model requests; want none", n)
+				}
+				return
+			}
+			if n := len(m.RequestsFor("testing")); n != 0 {
+				t.Errorf("testing persona: %d requests; want none (the file's team)", n)
+			}
+		})
+	}
+}
