@@ -61,6 +61,7 @@ func TestReleasePinsImageInTag(t *testing.T) {
 	}
 	release := readRepoFile(t, ".github/workflows/release.yml")
 	for _, want := range []string{
+		`tags: ["v*.*.*"]`,
 		"timeout-minutes:",
 		"contents: write",
 		"packages: write",

@@ -114,6 +114,16 @@ func meanFinding() map[string]any {
 	return f
 }
 
+// tableRow is the report's table row holding title ("" when none does).
+func tableRow(body, title string) string {
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "| ") && strings.Contains(line, "**"+title+"**") {
+			return line
+		}
+	}
+	return ""
+}
+
 func reportMeta(t *testing.T, c githubtest.Comment) marker.Meta {
 	t.Helper()
 	m, err := marker.ParseReport(c.Body)
@@ -163,6 +173,11 @@ func TestPushesAreReviewedIncrementally(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, body)
 		}
 	}
+	// The carried finding shows what it showed when first posted: its
+	// reason and its fix, not only its title.
+	if row := tableRow(body, loopTitle); !strings.Contains(row, "every caller passing the full length crashes") || !strings.Contains(row, "Suggested fix: Use i &lt; n.") {
+		t.Errorf("the carried finding's row lost its reason or fix: %q", row)
+	}
 	m := reportMeta(t, reports[0])
 	if m.HeadSHA != pr2.HeadSHA || len(m.Heads) != 2 || len(m.Findings) != 2 {
 		t.Errorf("meta %+v; want head %s, 2 heads, 2 findings", m, pr2.HeadSHA)
@@ -186,6 +201,9 @@ func TestPushesAreReviewedIncrementally(t *testing.T) {
 	body = reports[0].Body
 	if strings.Contains(body, "| **"+loopTitle) || !strings.Contains(body, meanTitle) || !strings.Contains(body, "fixed by the new commit") {
 		t.Errorf("the fixed finding is still listed, Mean is missing, or the rejection is not in Coverage:\n%s", body)
+	}
+	if row := tableRow(body, meanTitle); !strings.Contains(row, "panics with an integer division by zero") || !strings.Contains(row, "Return 0 when n is 0.") || !strings.Contains(row, "Carried from the review of") {
+		t.Errorf("the finding carried a second time lost its reason or fix: %q", row)
 	}
 	m = reportMeta(t, reports[0])
 	if len(m.Findings) != 1 || m.Findings[0].Commit != pr2.HeadSHA || len(m.Heads) != 3 {
@@ -238,57 +256,95 @@ func (s *stage) commentEvent(pr githubtest.PR, body, login, association string) 
 	return id
 }
 
-// TestCommentCommand: /anchor-review by a maintainer re-reviews the whole
-// PR (rule 4 bypassed) with a reaction and a check on the PR's head from
-// the API; anyone else gets a notice, and nothing happens.
+// TestCommentCommand: /anchor-review by someone who may push (their
+// permission read from the API, whatever author_association says)
+// re-reviews the whole PR (rule 4 bypassed) with a reaction and a check on
+// the PR's head from the API; anyone else, and any commenter whose
+// permission cannot be read, gets a notice, and nothing happens.
 func TestCommentCommand(t *testing.T) {
 	t.Parallel()
-	t.Run("a member re-reviews", func(t *testing.T) {
-		t.Parallel()
-		s := newStage(t)
-		s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
-		pr := s.addPR(githubtest.PR{})
-		s.event("pull_request", "pull_request.opened", pr)
-		if r := s.run(nil); r.exit != 1 {
-			t.Fatalf("first review: exit %d%s", r.exit, r.logs())
-		}
-		calls := len(s.model.Requests())
-		id := s.commentEvent(pr, "/anchor-review please", "maintainer", "MEMBER")
-		r := s.run(nil)
-		if r.exit != 1 {
-			t.Fatalf("re-review: exit %d; want 1%s", r.exit, r.logs())
-		}
-		wantOutputs(t, r, map[string]string{"skipped": "false", "findings": "1", "conclusion": "failure"})
-		if len(s.model.Requests()) == calls {
-			t.Fatal("no model call: the comment did not re-review")
-		}
-		if got := s.gh.Reactions(id); len(got) != 1 || got[0] != "eyes" {
-			t.Errorf("reactions on the command %v; want [eyes]", got)
-		}
-		checks := s.gh.CheckRuns()
-		if len(checks) != 2 || checks[1].HeadSHA != pr.HeadSHA {
-			t.Errorf("checks %+v; want the second on the PR's head %s (not GITHUB_SHA)", checks, pr.HeadSHA)
-		}
-		if n := len(reportComments(s.gh, pr.Number)); n != 1 {
-			t.Errorf("%d reports; want 1", n)
-		}
-	})
-	for _, assoc := range []string{"CONTRIBUTOR", "NONE", "FIRST_TIME_CONTRIBUTOR"} {
-		t.Run("a "+assoc+" is refused", func(t *testing.T) {
+	for _, tt := range []struct {
+		name, association string
+		grant             func(gh *githubtest.Server, login string)
+	}{
+		{"a maintainer re-reviews", "MEMBER", func(gh *githubtest.Server, login string) { gh.SetRole(login, "maintain") }},
+		// A member whose membership is private shows as CONTRIBUTOR.
+		{"a private org member with write re-reviews", "CONTRIBUTOR", func(gh *githubtest.Server, login string) { gh.SetRole(login, "write") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newStage(t)
+			s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
+			pr := s.addPR(githubtest.PR{})
+			s.event("pull_request", "pull_request.opened", pr)
+			if r := s.run(nil); r.exit != 1 {
+				t.Fatalf("first review: exit %d%s", r.exit, r.logs())
+			}
+			calls := len(s.model.Requests())
+			tt.grant(s.gh, "maintainer")
+			id := s.commentEvent(pr, "/anchor-review please", "maintainer", tt.association)
+			r := s.run(nil)
+			if r.exit != 1 {
+				t.Fatalf("re-review: exit %d; want 1%s", r.exit, r.logs())
+			}
+			wantOutputs(t, r, map[string]string{"skipped": "false", "findings": "1", "conclusion": "failure"})
+			if len(s.model.Requests()) == calls {
+				t.Fatal("no model call: the comment did not re-review")
+			}
+			if got := s.gh.Reactions(id); len(got) != 1 || got[0] != "eyes" {
+				t.Errorf("reactions on the command %v; want [eyes]", got)
+			}
+			checks := s.gh.CheckRuns()
+			if len(checks) != 2 || checks[1].HeadSHA != pr.HeadSHA {
+				t.Errorf("checks %+v; want the second on the PR's head %s (not GITHUB_SHA)", checks, pr.HeadSHA)
+			}
+			if n := len(reportComments(s.gh, pr.Number)); n != 1 {
+				t.Errorf("%d reports; want 1", n)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		name, association, notice string
+		setup                     func(gh *githubtest.Server, login string)
+	}{
+		// author_association says COLLABORATOR for triage and read-only
+		// collaborators.
+		{"a triage COLLABORATOR is refused", "COLLABORATOR", "role on " + repoFull + " is triage (permission read)",
+			func(gh *githubtest.Server, login string) { gh.SetRole(login, "triage") }},
+		{"a read-only COLLABORATOR is refused", "COLLABORATOR", "is read (permission read)",
+			func(gh *githubtest.Server, login string) { gh.SetRole(login, "read") }},
+		{"a drive-by commenter is refused", "NONE", "is read (permission read)", func(*githubtest.Server, string) {}},
+		{"a refused permission read is no permission", "OWNER", "could not read their permission",
+			func(gh *githubtest.Server, login string) {
+				gh.SetRole(login, "admin")
+				gh.Inject(githubtest.Fault{PathContains: "/permission", Status: http.StatusForbidden})
+			}},
+		{"a login that is no user is refused", "MEMBER", "could not read their permission",
+			func(gh *githubtest.Server, login string) { gh.SetNoUser(login) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newStage(t)
 			s.answers(nil)
 			pr := s.addPR(githubtest.PR{})
-			s.commentEvent(pr, "/anchor-review", "drive-by", assoc)
+			tt.setup(s.gh, "commenter")
+			s.commentEvent(pr, "/anchor-review", "commenter", tt.association)
 			r := s.run(nil)
-			if r.exit != 0 || !strings.Contains(r.stdout, "may not request a review") {
-				t.Fatalf("exit %d; want 0 with a notice%s", r.exit, r.logs())
+			if r.exit != 0 || !strings.Contains(r.stdout, "may request a review") || !strings.Contains(r.stdout, tt.notice) {
+				t.Fatalf("exit %d; want 0 with a notice containing %q%s", r.exit, tt.notice, r.logs())
 			}
 			if n := len(s.model.Requests()); n != 0 {
 				t.Errorf("%d model calls; want none", n)
 			}
 			if w := writes(s.gh.Requests()); len(w) != 0 {
 				t.Errorf("writes %s; want nothing posted", describe(w))
+			}
+			var reads []string
+			for _, req := range s.gh.Requests() {
+				reads = append(reads, req.Method+" "+req.Path)
+			}
+			if want := "GET /repos/" + repoFull + "/collaborators/commenter/permission"; len(reads) != 1 || reads[0] != want {
+				t.Errorf("requests %v; want only %s", reads, want)
 			}
 			wantOutputs(t, r, map[string]string{"skipped": "true"})
 		})

@@ -391,3 +391,37 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Errorf("report comments %d; want 1 (the finding posted, redacted)", got)
 	}
 }
+
+// TestGitHubEnterpriseServer: the Action on GHES, as the README documents
+// it: the runner's GITHUB_API_URL (https://HOST/api/v3) receives every
+// request, and the report, the comment URL and the links are on
+// GITHUB_SERVER_URL (https://HOST), where GHES serves its pages.
+func TestGitHubEnterpriseServer(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	host := s.gh.URL
+	s.env["GITHUB_API_URL"] = host + "/api/v3"
+	s.env["GITHUB_SERVER_URL"] = host
+	pr := s.addPR(githubtest.PR{})
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P1")}})
+	s.event("pull_request", "pull_request.opened", pr)
+	r := s.run(nil)
+	if r.exit != 1 {
+		t.Fatalf("exit %d; want 1 (a P1 finding)%s", r.exit, r.logs())
+	}
+	for _, req := range s.gh.Requests() {
+		if !strings.HasPrefix(req.Path, "/api/v3/") {
+			t.Errorf("%s %s: not under GITHUB_API_URL's /api/v3", req.Method, req.Path)
+		}
+	}
+	comments := s.gh.Comments(pr.Number)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "]("+host+"/"+repoFull+"/blob/"+pr.HeadSHA+"/") || strings.Contains(comments[0].Body, "https://github.com/") {
+		t.Errorf("the report does not link files on GITHUB_SERVER_URL only:\n%v", comments)
+	}
+	if got := r.outputs["comment-url"]; !strings.HasPrefix(got, host+"/"+repoFull+"/pull/") {
+		t.Errorf("comment-url %q; want it on GITHUB_SERVER_URL", got)
+	}
+	if checks := s.gh.CheckRuns(); len(checks) != 1 || checks[0].Conclusion != "failure" {
+		t.Errorf("check runs %+v; want one failure", checks)
+	}
+}

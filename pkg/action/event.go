@@ -2,14 +2,16 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/anchor-review/anchor-review/pkg/github"
 )
 
 // Events the action runs on.
@@ -23,10 +25,13 @@ const (
 // Command is the PR comment that asks for a full re-review.
 const Command = "/anchor-review"
 
-// commandAssociations are the author_association values allowed to run
-// Command: people with write access to the repository, not drive-by
-// commenters (each review spends the repository's model budget).
-var commandAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+// commandRoles names, for messages, who may run Command: people who may
+// push to the repository, not drive-by commenters (each review spends the
+// repository's model budget). The check itself is
+// github.Permission.CanWrite, on the permission read from the API: the
+// payload's author_association says COLLABORATOR for read-only and triage
+// collaborators, and CONTRIBUTOR for members whose membership is private.
+const commandRoles = "admin, maintain or write"
 
 const supportedEvents = "pull_request, pull_request_target, workflow_dispatch and issue_comment (the " + Command + " command)"
 
@@ -70,6 +75,10 @@ type Event struct {
 	// CommentID is the /anchor-review comment to acknowledge with a
 	// reaction; 0 for other events.
 	CommentID int64
+	// Commenter is the login of the /anchor-review comment's author. A
+	// command comes back from ParseEvent with Review false until
+	// Authorize has seen the commenter's permission on the repository.
+	Commenter string
 
 	// HasPR is true when the payload carried the pull request, so the
 	// fields below are set. A workflow_dispatch payload names no PR: the
@@ -109,10 +118,9 @@ type issuePayload struct {
 }
 
 type commentPayload struct {
-	ID                int64   `json:"id"`
-	Body              *string `json:"body"`
-	AuthorAssociation string  `json:"author_association"`
-	User              *struct {
+	ID   int64   `json:"id"`
+	Body *string `json:"body"`
+	User *struct {
 		Login string `json:"login"`
 	} `json:"user"`
 }
@@ -144,9 +152,10 @@ type inputValues map[string]json.RawMessage
 // reopened or ready_for_review review the PR; any other action returns
 // Review false with a Notice. workflow_dispatch reviews the PR named by
 // prNumberInput, else by the payload's inputs.pr-number or inputs.pr_number,
-// as a Rerun. issue_comment reviews the PR the comment is on, as a Rerun,
-// when it is an /anchor-review command by an OWNER, MEMBER or COLLABORATOR
-// (see fromComment); otherwise it is a Notice. Errors match ErrUnsupportedEvent, ErrNoPR or ErrPayload.
+// as a Rerun. issue_comment: an /anchor-review command on a PR comes back
+// as a Rerun of that PR with Commenter set and Review false, for the caller
+// to Authorize; any other comment is a Notice (see fromComment). Errors
+// match ErrUnsupportedEvent, ErrNoPR or ErrPayload.
 func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, error) {
 	if err := supported(name); err != nil {
 		return Event{}, err
@@ -221,10 +230,12 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 }
 
 // fromComment interprets an issue_comment event: only a created comment on
-// a pull request whose body starts with the /anchor-review command, by an
-// OWNER, MEMBER or COLLABORATOR, reviews the PR (a Rerun); anything else
-// is a notice. The head SHA is not in this payload (and GITHUB_SHA is the
-// default branch's): the review reads it from the pull request.
+// a pull request whose body starts with the /anchor-review command may
+// review the PR (a Rerun, once Authorize accepts its author); anything
+// else is a notice. The payload's author_association is not read: it is
+// no permission (see commandRoles). The head SHA is not in this payload
+// (and GITHUB_SHA is the default branch's): the review reads it from the
+// pull request.
 func (ev *Event) fromComment(p payload) error {
 	if err := ev.setRepo(p.Repository, "repository"); err != nil {
 		return err
@@ -258,14 +269,32 @@ func (ev *Event) fromComment(p payload) error {
 	if p.Issue.Number > math.MaxInt32 {
 		return fmt.Errorf("%w: issue_comment payload's issue number %d is out of range (1 to %d)", ErrPayload, p.Issue.Number, math.MaxInt32)
 	}
-	ev.PRNumber, ev.CommentID = p.Issue.Number, p.Comment.ID
-	if !slices.Contains(commandAssociations, p.Comment.AuthorAssociation) {
-		ev.Notice = fmt.Sprintf("%s by %s ignored: author_association %s may not request a review (only OWNER, MEMBER or COLLABORATOR may)",
-			Command, escapeLine(truncate(login, 40)), escapeLine(truncate(p.Comment.AuthorAssociation, 40)))
-		return nil
+	if login == "" {
+		// No author to authorize: nobody may run it.
+		return fmt.Errorf("%w: issue_comment payload has no comment.user.login", ErrPayload)
 	}
-	ev.Review, ev.Rerun = true, true
+	ev.PRNumber, ev.CommentID, ev.Commenter, ev.Rerun = p.Issue.Number, p.Comment.ID, login, true
 	return nil
+}
+
+// Authorize decides an /anchor-review command from its author's permission
+// on the repository, as read from the API (perm, or readErr when the read
+// failed): admin, maintain or write makes ev a review; anyone else, and any
+// failed read (403, 404, 5xx), gets a Notice and no review. Failing closed
+// costs a maintainer one more comment; failing open would spend the
+// repository's model budget on anyone's say-so.
+func (ev *Event) Authorize(perm github.Permission, readErr error) {
+	who := escapeLine(truncate(ev.Commenter, 40))
+	switch {
+	case readErr != nil:
+		ev.Notice = fmt.Sprintf("%s by %s ignored: could not read their permission on %s/%s (%s); only %s permission may request a review",
+			Command, who, ev.Owner, ev.Repo, escapeLine(truncate(readErr.Error(), 200)), commandRoles)
+	case !perm.CanWrite():
+		ev.Notice = fmt.Sprintf("%s by %s ignored: their role on %s/%s is %s (permission %s); only %s may request a review",
+			Command, who, ev.Owner, ev.Repo, escapeLine(truncate(cmp.Or(perm.Role, "none"), 40)), escapeLine(truncate(cmp.Or(perm.Level, "none"), 20)), commandRoles)
+	default:
+		ev.Review, ev.Notice = true, ""
+	}
 }
 
 // IsCommand reports whether a comment body is the /anchor-review command:

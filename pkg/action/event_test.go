@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/github"
 )
 
 // webhook reads a real webhook payload (octokit/webhooks examples) from
@@ -273,10 +274,13 @@ func FuzzParseEvent(f *testing.F) {
 		if (ev.PRNumber < 1 && (ev.Review || name != EventIssueComment)) || ev.Owner == "" || ev.Repo == "" {
 			t.Fatalf("ParseEvent() = %+v without error; want a PR number and a repository", ev)
 		}
-		if ev.Review == (ev.Notice != "") {
+		if ev.Commenter != "" && (ev.Review || ev.Notice != "") {
+			t.Fatalf("ParseEvent() = %+v; want a command left to Authorize (no Review, no Notice)", ev)
+		}
+		if ev.Commenter == "" && ev.Review == (ev.Notice != "") {
 			t.Fatalf("ParseEvent() = %+v; want exactly one of Review and Notice", ev)
 		}
-		if ev.Rerun != (name == EventWorkflowDispatch || (name == EventIssueComment && ev.Review)) {
+		if ev.Rerun != (name == EventWorkflowDispatch || (name == EventIssueComment && ev.Commenter != "")) {
 			t.Fatalf("ParseEvent(%q).Rerun = %v", name, ev.Rerun)
 		}
 		if strings.ContainsAny(ev.Notice, "\r\n") {
@@ -305,23 +309,20 @@ func prComment(t testing.TB, action, body, association string) []byte {
 func TestParseIssueCommentEvent(t *testing.T) {
 	t.Parallel()
 	const id = 492700400 // the fixture's comment id
-	review := Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2, Review: true, Rerun: true, CommentID: id}
-	ignored := func(assoc string) Event {
-		return Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2, CommentID: id,
-			Notice: "/anchor-review by Codertocat ignored: author_association " + assoc + " may not request a review (only OWNER, MEMBER or COLLABORATOR may)"}
-	}
+	// A command is left to Authorize whatever author_association says:
+	// that field is no permission.
+	command := Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", PRNumber: 2, Rerun: true, CommentID: id, Commenter: "Codertocat"}
 	notCommand := Event{Name: "issue_comment", Action: "created", Owner: "Codertocat", Repo: "Hello-World", Notice: "the comment is not an /anchor-review command: nothing to do"}
 	tests := []struct {
 		name    string
 		payload []byte
 		want    Event
 	}{
-		{"owner", prComment(t, "created", "/anchor-review", "OWNER"), review},
-		{"member, with words after", prComment(t, "created", "  /anchor-review please\nthanks", "MEMBER"), review},
-		{"collaborator", prComment(t, "created", "/anchor-review", "COLLABORATOR"), review},
-		{"contributor is refused", prComment(t, "created", "/anchor-review", "CONTRIBUTOR"), ignored("CONTRIBUTOR")},
-		{"drive-by commenter is refused", prComment(t, "created", "/anchor-review", "NONE"), ignored("NONE")},
-		{"first-time contributor is refused", prComment(t, "created", "/anchor-review", "FIRST_TIME_CONTRIBUTOR"), ignored("FIRST_TIME_CONTRIBUTOR")},
+		{"owner", prComment(t, "created", "/anchor-review", "OWNER"), command},
+		{"member, with words after", prComment(t, "created", "  /anchor-review please\nthanks", "MEMBER"), command},
+		{"collaborator", prComment(t, "created", "/anchor-review", "COLLABORATOR"), command},
+		{"contributor (a private org member, maybe)", prComment(t, "created", "/anchor-review", "CONTRIBUTOR"), command},
+		{"drive-by commenter", prComment(t, "created", "/anchor-review", "NONE"), command},
 		{"not the command", prComment(t, "created", "LGTM", "OWNER"), notCommand},
 		{"command not first", prComment(t, "created", "please /anchor-review", "OWNER"), notCommand},
 		{"a longer word", prComment(t, "created", "/anchor-reviewer", "OWNER"), notCommand},
@@ -344,10 +345,66 @@ func TestParseIssueCommentEvent(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a command without an author is a payload error", func(t *testing.T) {
+		b := edit(t, prComment(t, "created", "/anchor-review", "OWNER"), func(p map[string]any) { delete(p["comment"].(map[string]any), "user") })
+		if _, err := ParseEvent("issue_comment", b, ""); !errors.Is(err, ErrPayload) {
+			t.Fatalf("err = %v; want ErrPayload", err)
+		}
+	})
 	t.Run("no comment is a payload error", func(t *testing.T) {
 		b := edit(t, prComment(t, "created", "/anchor-review", "OWNER"), func(p map[string]any) { delete(p, "comment") })
 		if _, err := ParseEvent("issue_comment", b, ""); !errors.Is(err, ErrPayload) {
 			t.Fatalf("err = %v; want ErrPayload", err)
 		}
 	})
+}
+
+// TestAuthorize: an /anchor-review command runs only for a commenter whose
+// base role on the repository allows pushing (admin, or write, which
+// maintain and write-based custom roles read as); read, triage, none and
+// any failed read of the permission leave a notice and no review.
+func TestAuthorize(t *testing.T) {
+	t.Parallel()
+	pending := func() Event {
+		ev, err := ParseEvent("issue_comment", prComment(t, "created", "/anchor-review", "COLLABORATOR"), "")
+		if err != nil || ev.Commenter != "Codertocat" || ev.Review {
+			t.Fatalf("ParseEvent = %+v, %v; want a command left to Authorize", ev, err)
+		}
+		return ev
+	}
+	tests := []struct {
+		name   string
+		perm   github.Permission
+		err    error
+		review bool
+		notice string
+	}{
+		{"admin", github.Permission{Level: "admin", Role: "admin"}, nil, true, ""},
+		{"maintain", github.Permission{Level: "write", Role: "maintain"}, nil, true, ""},
+		{"write", github.Permission{Level: "write", Role: "write"}, nil, true, ""},
+		{"custom role on write", github.Permission{Level: "write", Role: "Release Manager"}, nil, true, ""},
+		{"triage (COLLABORATOR in the payload)", github.Permission{Level: "read", Role: "triage"}, nil, false,
+			"/anchor-review by Codertocat ignored: their role on Codertocat/Hello-World is triage (permission read); only admin, maintain or write may request a review"},
+		{"read", github.Permission{Level: "read", Role: "read"}, nil, false, "is read (permission read)"},
+		{"none", github.Permission{Level: "none", Role: "none"}, nil, false, "is none (permission none)"},
+		{"empty answer", github.Permission{}, nil, false, "is none (permission none)"},
+		{"role maintain but permission read", github.Permission{Level: "read", Role: "maintain"}, nil, false, "permission read"},
+		{"403", github.Permission{}, &github.APIError{Op: "read the permission of Codertocat on Codertocat/Hello-World", Status: 403, Message: "Resource not accessible by integration"}, false,
+			"could not read their permission on Codertocat/Hello-World (github: read the permission of Codertocat on Codertocat/Hello-World: HTTP 403: Resource not accessible by integration)"},
+		{"404", github.Permission{}, &github.APIError{Status: 404, Message: "Not Found"}, false, "could not read their permission"},
+		{"5xx", github.Permission{Level: "admin", Role: "admin"}, errors.New("github: HTTP 502"), false, "could not read their permission"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ev := pending()
+			ev.Authorize(tt.perm, tt.err)
+			if ev.Review != tt.review || !strings.Contains(ev.Notice, tt.notice) || (tt.review && ev.Notice != "") || (!tt.review && ev.Notice == "") {
+				t.Fatalf("Authorize: Review %v, Notice %q; want Review %v, Notice containing %q", ev.Review, ev.Notice, tt.review, tt.notice)
+			}
+			if !ev.Rerun || ev.PRNumber != 2 {
+				t.Errorf("Authorize changed the command: %+v", ev)
+			}
+		})
+	}
 }

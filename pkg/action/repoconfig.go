@@ -173,6 +173,45 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 	ro := eff.ReviewOptions()
 	ro.Owner, ro.Repo, ro.PR, ro.Rerun = o.Owner, o.Repo, o.PR, o.Rerun
 	ro.Fence, ro.Logf, ro.PrecheckOnly, ro.Configure = o.Fence, o.Logf, o.PrecheckOnly, o.Configure
+	ro.LocalConfig = o.LocalConfig
 	*o = ro
 	return nil
+}
+
+// ReviewConfig is the configuration of a review outside Actions (the
+// review command): set holds the inputs given, by input name and spelled as
+// a workflow would spell them; the others take their action.yml defaults.
+// They go through the Action's own parser and validator, with its ranges,
+// and, as in the Action, an input spelled with its default counts as the
+// default, which the repository configuration may then change (pass
+// RepoConfig.Configure to the review). Credentials, the event and the
+// runner environment are the caller's: only problems of the inputs that
+// shape a review (FileKeys, and bot-login) are reported, as a *ConfigError.
+func ReviewConfig(set map[string]string) (Config, error) {
+	in := make(map[string]string)
+	explicit := make(map[string]bool)
+	for _, i := range Inputs() {
+		v := strings.TrimSpace(set[i.Name])
+		if v == "" {
+			v = i.Default
+		}
+		in[i.Name] = v
+		explicit[i.Name] = v != i.Default
+	}
+	c, err := configFrom(in, func(string) string { return "" }, nil)
+	c.explicit = explicit
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		return c, err
+	}
+	var kept []Problem
+	for _, p := range ce.Problems {
+		if _, shapes := fileKeyOf(p.Input); shapes || p.Input == "bot-login" {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) > 0 {
+		return c, &ConfigError{Problems: kept}
+	}
+	return c, nil
 }

@@ -49,6 +49,8 @@ type GitHub interface {
 	DeleteComment(ctx context.Context, owner, repo string, id int64) error
 	CreateCheckRun(ctx context.Context, owner, repo string, cr github.CheckRun) (int64, error)
 	ReactToComment(ctx context.Context, owner, repo string, id int64, content string) error
+	// Permission authorizes the /anchor-review command.
+	Permission(ctx context.Context, owner, repo, user string) (github.Permission, error)
 	// The inline review (input inline).
 	CreateReview(ctx context.Context, owner, repo string, n int, r github.Review) (int64, error)
 	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
@@ -96,6 +98,12 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	ev, err := ReadEvent(c, readFile)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if ev.Commenter != "" {
+		// The /anchor-review command: one read of its author's permission,
+		// before anything else (no reaction, no model call for anyone
+		// without write access).
+		ev.Authorize(d.GitHub.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter))
 	}
 	if !ev.Review {
 		d.Actions.Noticef("anchor-review: %s", escapeLine(ev.Notice))

@@ -20,9 +20,9 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/pricing"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
-	"github.com/anchor-review/anchor-review/pkg/scope"
 	"github.com/anchor-review/anchor-review/pkg/version"
 )
 
@@ -45,6 +45,34 @@ type reviewFlags struct {
 	cacheWarmup                                bool
 	pricing                                    string
 	prices                                     pricing.Table // not a flag: --pricing parsed
+	// cfg is not a flag: the settings the flags that mirror an input give,
+	// parsed and validated by the Action's own code (action.ReviewConfig).
+	cfg action.Config
+}
+
+// mirrored are the flags named after the action input they mirror: they go
+// through action.ReviewConfig, the Action's parser, with its ranges, and
+// the repository configuration may set those left at their defaults.
+var mirrored = []string{
+	"model", "strong-model", "validator-model", "fail-on", "exclude", "personas",
+	"max-validations", "max-concurrency", "max-llm-calls", "max-input-tokens",
+	"validator-batching", "cache-warmup", "bot-login", "quiet", "on-new-commits",
+}
+
+// inputs spells the mirrored flags given on the command line as a
+// workflow would spell the inputs (exclude newline-separated, personas
+// comma-separated).
+func (f *reviewFlags) inputs(fl *flag.FlagSet) map[string]string {
+	set := map[string]string{}
+	fl.Visit(func(v *flag.Flag) {
+		if slices.Contains(mirrored, v.Name) {
+			set[v.Name] = v.Value.String()
+		}
+	})
+	if _, ok := set["exclude"]; ok {
+		set["exclude"] = strings.Join(f.exclude, "\n")
+	}
+	return set
 }
 
 // runReview is `review`: a PR through the real API, or a local diff.
@@ -93,6 +121,9 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 Reviews a pull request through the GitHub API ($GITHUB_TOKEN) with the model
 endpoint ($OPENAI_API_KEY), printing the report; --post posts the comment and
 the check run. --diff and --base review a local change with no GitHub at all.
+The repository configuration (.github/anchor-review.yml) applies as in the
+Action: read at the PR's base commit, at the merge base of --base, or from
+--dir for --diff; flags left at their defaults give way to it.
 
 Flags:`)
 		fl.PrintDefaults()
@@ -100,7 +131,7 @@ Flags:`)
 	if help, err := parseFlags(fl, args, true, stdout, stderr); help || err != nil {
 		return err
 	}
-	if err := f.check(fl.Args()); err != nil {
+	if err := f.check(fl.Args(), f.inputs(fl)); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if f.diffFile != "" || f.base != "" {
@@ -111,7 +142,7 @@ Flags:`)
 		}
 		f.local = lc
 	}
-	team, err := loadTeam(f.personas)
+	team, err := loadTeam(f.cfg.Personas)
 	if err != nil {
 		return err
 	}
@@ -139,7 +170,9 @@ Flags:`)
 	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
 }
 
-func (f *reviewFlags) check(rest []string) error {
+// check validates the flags, every problem at once: how the change is
+// named here, the settings (set, by input name) by the Action's own parser.
+func (f *reviewFlags) check(rest []string, set map[string]string) error {
 	var problems []string
 	if len(rest) > 0 {
 		problems = append(problems, fmt.Sprintf("unexpected arguments %q", rest))
@@ -162,30 +195,16 @@ func (f *reviewFlags) check(rest []string) error {
 	if f.full && local {
 		problems = append(problems, "--full needs a pull request (--repo and --pr)")
 	}
-	if f.onNewCommits != action.OnNewCommitsReview && f.onNewCommits != action.OnNewCommitsSkip {
-		problems = append(problems, fmt.Sprintf("--on-new-commits %q is not one of review, skip", f.onNewCommits))
-	}
-	failOn, err := action.ParseFailOn(f.failOn)
-	if err != nil {
-		problems = append(problems, "--fail-on "+err.Error())
-	}
-	if f.maxConcurrency < 1 || f.maxCalls < 1 || f.maxValidations < 0 {
-		problems = append(problems, "--max-concurrency and --max-llm-calls must be at least 1, --max-validations at least 0")
-	}
-	if f.maxInputTokens < action.MinMaxInputTokens || f.maxInputTokens > action.MaxMaxInputTokens {
-		problems = append(problems, fmt.Sprintf("--max-input-tokens must be within %d..%d", action.MinMaxInputTokens, action.MaxMaxInputTokens))
-	}
-	if f.validatorBatching != review.ValidatePerFinding && f.validatorBatching != review.ValidatePerFile {
-		problems = append(problems, fmt.Sprintf("--validator-batching %q is not one of per-finding, per-file", f.validatorBatching))
-	}
 	// Checked here, before any request, so a typo costs no API call.
-	for _, p := range f.personas {
-		if !slices.Contains(persona.Names(), p) {
-			problems = append(problems, fmt.Sprintf("--personas: unknown persona %q (known: %s)", p, strings.Join(persona.Names(), ", ")))
+	cfg, err := action.ReviewConfig(set)
+	var ce *action.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		for _, p := range ce.Problems {
+			problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
 		}
-	}
-	if err := scope.CheckPatterns(f.exclude); err != nil {
-		problems = append(problems, fmt.Sprintf("--exclude: %v", err))
+	case err != nil:
+		problems = append(problems, err.Error())
 	}
 	prices, err := pricing.Parse(f.pricing)
 	if err != nil {
@@ -195,7 +214,7 @@ func (f *reviewFlags) check(rest []string) error {
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
-	f.failOn = failOn
+	f.cfg = cfg
 	return nil
 }
 
@@ -207,17 +226,26 @@ func localEndpoint(u string) bool { return action.Loopback(u) }
 // replaces the real GitHub client (tests).
 func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, team []persona.Persona, model llm.Completer, gh action.GitHub, stdout, stderr io.Writer) error {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
-	opts := review.Options{
-		Mode: review.ModeComment, Validate: f.post || f.validate,
-		Exclude: f.exclude, Personas: f.personas,
-		Model: f.model, StrongModel: f.strongModel, ValidatorModel: f.validatorModel,
-		MaxValidations: f.maxValidations, MaxConcurrency: f.maxConcurrency, MaxLLMCalls: f.maxCalls,
-		MaxInputTokens: f.maxInputTokens, ValidatorBatching: f.validatorBatching, WarmCache: f.cacheWarmup,
-		BotLogin: f.botLogin, Logf: logf,
-		Rerun: f.full, OnNewCommits: f.onNewCommits,
+	// The settings as the Action would have them: the flags, then the
+	// repository configuration for those left at their defaults (read at
+	// the PR's base commit, the merge base of --base, or --dir for --diff),
+	// through the Action's own precedence and validation.
+	rc := &action.RepoConfig{Config: f.cfg}
+	opts := f.cfg.ReviewOptions()
+	opts.Mode, opts.Validate = review.ModeReportOnly, false
+	if f.post || f.validate {
+		opts.Mode, opts.Validate = review.ModeComment, true
 	}
-	if !opts.Validate {
-		opts.Mode = review.ModeReportOnly
+	opts.Logf, opts.Rerun = logf, f.full
+	opts.Configure = func(o *review.Options, file *repoconfig.File) error {
+		// What leaves the machine is the command line's to decide (--post,
+		// --validate), not the file's mode.
+		mode, validate := o.Mode, o.Validate
+		if err := rc.Configure(o, file); err != nil {
+			return err
+		}
+		o.Mode, o.Validate = mode, validate
+		return nil
 	}
 	serverURL := firstNonEmpty(f.serverURL, getenv("GITHUB_SERVER_URL"), action.DefaultServerURL)
 	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
@@ -242,13 +270,14 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		rv.GitHub = gh
 		var pr *review.PR
 		res, pr, err = rv.ReviewPR(ctx, opts)
-		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
-			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		if rerr := reviewError(res, err); rerr != nil {
+			return rerr
 		}
 		if f.post {
-			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: f.failOn, Quiet: f.quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+			c := rc.Config
+			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
 			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
-				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: f.botLogin, Mode: review.ModeComment, FailOn: f.failOn, Quiet: f.quiet,
+				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: c.BotLogin, Mode: review.ModeComment, FailOn: c.FailOn, Quiet: c.Quiet,
 			}, res, pr, ro)
 			out = &o
 		}
@@ -259,9 +288,10 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 				return nothingToReview(err, stderr)
 			}
 		}
+		opts.LocalConfig = lc.config
 		res, err = rv.ReviewDiff(ctx, opts, lc.diff, lc.title, lc.body, lc.head)
-		if err != nil && !errors.Is(err, review.ErrAllPersonasFailed) {
-			return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
+		if rerr := reviewError(res, err); rerr != nil {
+			return rerr
 		}
 		res.HeadSHA = firstNonEmpty(res.HeadSHA, lc.headSHA)
 		if missed := lc.unread.list(); len(missed) > 0 {
@@ -270,7 +300,8 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+	failOn := rc.Config.FailOn
+	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -288,24 +319,43 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 		// What was posted decides the exit code exactly as in the Action
 		// (rule 4's carried failure on a written check run exits 0).
-		return action.Outcome(res, *out, f.failOn, err)
+		return action.Outcome(res, *out, failOn, err)
 	}
 	// Nothing posted: the exit code carries what the printed report says.
 	if res.AllFailed {
 		return fmt.Errorf("%w: every persona failed", action.ErrCannotRun)
 	}
-	switch c, n := report.Conclusion(res, f.failOn); c {
+	switch c, n := report.Conclusion(res, failOn); c {
 	case report.ConclusionFailure:
 		if n == 0 && res.Partial {
 			return fmt.Errorf("%w: %s", action.ErrIncomplete, strings.Join(res.Incomplete, "; "))
 		}
-		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, f.failOn)
+		return fmt.Errorf("%w: %d finding(s) at %s or worse", action.ErrBlocking, n, failOn)
 	case report.ConclusionActionRequired:
 		// on-new-commits skip left commits unreviewed; with no check run
 		// to say so, the exit code does (as the Action's would).
 		return fmt.Errorf("%w: new commits were not reviewed (on-new-commits: skip)", action.ErrBlocking)
 	}
 	return nil
+}
+
+// reviewError classifies what the review returned: nil when a report can
+// be printed (every persona failing is such a report); an invalid
+// repository configuration is a usage error naming where it was read,
+// as in the Action (exit 2, nothing posted); anything else is a review
+// that could not run (exit 3).
+func reviewError(res review.Result, err error) error {
+	switch {
+	case err == nil, errors.Is(err, review.ErrAllPersonasFailed):
+		return nil
+	case errors.Is(err, repoconfig.ErrInvalid):
+		where := "repository"
+		if u := res.Coverage.Config; u != nil {
+			where = u.Where
+		}
+		return fmt.Errorf("%w: %w (read at the %s; nothing was reviewed)", ErrUsage, err, where)
+	}
+	return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 }
 
 // secrets are the values the printed and posted report must never show:
@@ -338,6 +388,9 @@ type localChange struct {
 	// where says where head reads files, and fix how to make them
 	// readable, for the warning about unread ones.
 	where, fix string
+	// config reads the repository configuration at the merge base of
+	// --base; nil for --diff, whose configuration is read with head.
+	config *review.ConfigSource
 }
 
 // unreadFiles collects the changed files whose head version could not be
@@ -415,6 +468,9 @@ func (f reviewFlags) readLocal(ctx context.Context) (*localChange, error) {
 		if err := f.describeCommits(ctx, lc); err != nil {
 			return nil, err
 		}
+		if lc.config, err = f.baseConfig(ctx); err != nil {
+			return nil, err
+		}
 	} else {
 		lc.where, lc.fix = "--dir "+f.dir, "Run from the repository's root, or pass its path with --dir."
 		read = func(_ context.Context, p string) (string, bool, error) {
@@ -478,6 +534,35 @@ func (f reviewFlags) describeCommits(ctx context.Context, lc *localChange) error
 	lc.title = firstNonEmpty(f.title, title)
 	lc.body = firstNonEmpty(f.body, body)
 	return nil
+}
+
+// baseConfig reads the repository configuration of --base where a pull
+// request's is read: at the base of the change, the merge base of REF and
+// HEAD (the diff is REF...HEAD), so the change cannot set its own review.
+func (f reviewFlags) baseConfig(ctx context.Context) (*review.ConfigSource, error) {
+	out, err := git(ctx, f.dir, "merge-base", f.base, "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	mb := strings.TrimSpace(string(out))
+	return &review.ConfigSource{
+		Where: "merge base with " + f.base + " (" + mb[:min(len(mb), 12)] + ")",
+		Read: func(ctx context.Context, p string) (string, bool, error) {
+			// ls-tree tells a missing file (no output) from a failure.
+			listed, err := git(ctx, f.dir, "ls-tree", "--name-only", mb, "--", p)
+			if err != nil {
+				return "", false, err
+			}
+			if len(bytes.TrimSpace(listed)) == 0 {
+				return "", false, nil
+			}
+			b, err := git(ctx, f.dir, "show", mb+":"+p)
+			if err != nil {
+				return "", false, err
+			}
+			return string(b), true, nil
+		},
+	}, nil
 }
 
 // nothingToReview turns errNothingToReview into a message and a clean

@@ -474,10 +474,10 @@ func TestReviewUsage(t *testing.T) {
 		{name: "pr 0", args: []string{"--repo", "o/r", "--pr", "0"}, want: "positive number"},
 		{name: "pr without repo", args: []string{"--pr", "7"}, want: "OWNER/NAME"},
 		{name: "pr not a number", args: []string{"--repo", "o/r", "--pr", "seven"}, want: "-pr"},
-		{name: "fail-on P9", args: append([]string{"--fail-on", "P9"}, pr...), want: `--fail-on "P9"`},
+		{name: "fail-on P9", args: append([]string{"--fail-on", "P9"}, pr...), want: `--fail-on: "P9" is not one of`},
 		{name: "max-concurrency 0", args: append([]string{"--max-concurrency", "0"}, pr...), want: "--max-concurrency"},
 		{name: "max-input-tokens too small", args: append([]string{"--max-input-tokens", "1000"}, pr...), want: "--max-input-tokens"},
-		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching "batched"`},
+		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching: "batched" is not one of`},
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
@@ -570,7 +570,11 @@ func TestReviewRecordReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut strings.Builder
-	f := reviewFlags{diffFile: invoicePatch, dir: ".", asJSON: true, model: "gpt-4.1-mini", failOn: "P1", botLogin: "github-actions[bot]", maxValidations: 15, maxConcurrency: 8, maxCalls: 60}
+	cfg, err := action.ReviewConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := reviewFlags{diffFile: invoicePatch, dir: ".", asJSON: true, cfg: cfg}
 	if err := reviewWith(context.Background(), f, noEnv, team, rp, nil, &out, &errOut); err != nil {
 		t.Fatalf("replayed review: %v\n%s", err, errOut.String())
 	}

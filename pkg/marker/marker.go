@@ -16,6 +16,11 @@
 // on), the validator's (ValidatorUsage), the findings later heads resolved
 // (Resolved, the newest MaxResolved), and each finding's inline comment
 // fingerprint (Finding.Inline), bounded like the rest.
+//
+// Within version 2, a finding may also record what the report showed of
+// it besides its title (why it matters, the suggested fix), so a carried
+// finding reads as it did when first posted; the whole line stays within
+// MaxLine, and a line without them (written before) still parses.
 package marker
 
 import (
@@ -51,6 +56,16 @@ const (
 	// MaxResolved is the most resolved findings recorded (the newest);
 	// the per-persona ActedOn counts stay exact beyond it.
 	MaxResolved = 20
+	// MaxWhy and MaxFix are the most runes of a finding's explanation
+	// and suggested fix recorded: what the report's table shows (a longer
+	// fix is not shown there, and not recorded).
+	MaxWhy = 1500
+	MaxFix = 300
+	// MaxLine is the most bytes the explanations may grow the line to:
+	// past it, the least severe findings are recorded without them (and
+	// carried with their title alone), so the hidden line never crowds the
+	// findings out of a 65,536-character comment.
+	MaxLine = 16384
 	// maxReviewer and maxFile bound the other free-text fields.
 	maxReviewer = 40
 	maxFile     = 400
@@ -158,6 +173,25 @@ type Finding struct {
 	// inline.Fingerprint), when the run computed one: stats reads the
 	// comment's reactions through it.
 	Inline string `json:"inline,omitempty"`
+	// Why and Fix are the finding's why_it_matters and suggested fix as
+	// the report showed them; empty when a report did not record them
+	// (an older one, or past MaxLine).
+	Why string `json:"why,omitempty"`
+	Fix string `json:"fix,omitempty"`
+}
+
+// WithoutExplanations returns m with no finding's Why or Fix: the smallest
+// line that still carries every finding.
+func (m Meta) WithoutExplanations() Meta {
+	if len(m.Findings) == 0 {
+		return m
+	}
+	fs := slices.Clone(m.Findings)
+	for i := range fs {
+		fs[i].Why, fs[i].Fix = "", ""
+	}
+	m.Findings = fs
+	return m
 }
 
 // Carries reports whether m can seed an incremental re-review: version 2,
@@ -180,14 +214,6 @@ func FormatMeta(m Meta) string {
 	}
 	if len(m.Heads) > MaxHeads {
 		m.Heads = m.Heads[len(m.Heads)-MaxHeads:]
-	}
-	if len(m.Findings) > 0 {
-		fs := make([]Finding, len(m.Findings))
-		for i, f := range m.Findings {
-			f.Title, f.Reviewer, f.File = clip(f.Title, MaxTitle), clip(f.Reviewer, maxReviewer), clip(f.File, maxFile)
-			fs[i] = f
-		}
-		m.Findings = fs
 	}
 	if len(m.Resolved) > MaxResolved {
 		m.Resolved = m.Resolved[len(m.Resolved)-MaxResolved:]
@@ -214,9 +240,44 @@ func FormatMeta(m Meta) string {
 		v.Name, v.Cost = "", roundCost(v.Cost)
 		m.ValidatorUsage = &v
 	}
+	if len(m.Findings) == 0 {
+		return encode(m)
+	}
+	fs := make([]Finding, len(m.Findings))
+	explained := make([]Finding, len(m.Findings))
+	for i, f := range m.Findings {
+		f.Title, f.Reviewer, f.File = clip(f.Title, MaxTitle), clip(f.Reviewer, maxReviewer), clip(f.File, maxFile)
+		if utf8.RuneCountInString(f.Fix) > MaxFix {
+			f.Fix = "" // the table leaves it out too
+		}
+		f.Why, f.Fix = clip(f.Why, MaxWhy), clip(f.Fix, MaxFix)
+		explained[i] = f
+		f.Why, f.Fix = "", ""
+		fs[i] = f
+	}
+	// Explanations go in, most severe finding first (the caller's order),
+	// while the line stays within MaxLine.
+	m.Findings = fs
+	line := encode(m)
+	for i, f := range explained {
+		if f.Why == "" && f.Fix == "" {
+			continue
+		}
+		fs[i] = f
+		if next := encode(m); len(next) <= MaxLine {
+			line = next
+			continue
+		}
+		fs[i].Why, fs[i].Fix = "", ""
+	}
+	return line
+}
+
+// encode renders the line of m as it is.
+func encode(m Meta) string {
 	b, _ := json.Marshal(m) // a struct of strings, ints and finite floats cannot fail
 	// json.Marshal escapes <, > and & so the JSON cannot close the comment;
-	// @ and # are escaped too, so a recorded title cannot mention anyone or
+	// @ and # are escaped too, so recorded text cannot mention anyone or
 	// reference an issue from inside the hidden line.
 	s := strings.NewReplacer("@", `\u0040`, "#", `\u0023`).Replace(string(b))
 	return metaPrefix + s + metaSuffix
@@ -417,6 +478,10 @@ func (f Finding) check() error {
 		return fmt.Errorf("title is longer than %d runes or holds control characters", MaxTitle)
 	case utf8.RuneCountInString(f.Reviewer) > maxReviewer || hasControl(f.Reviewer):
 		return fmt.Errorf("reviewer %q is not a persona name", f.Reviewer)
+	case utf8.RuneCountInString(f.Why) > MaxWhy || hasControl(f.Why):
+		return fmt.Errorf("why is longer than %d runes or holds control characters", MaxWhy)
+	case utf8.RuneCountInString(f.Fix) > MaxFix || hasControl(f.Fix):
+		return fmt.Errorf("fix is longer than %d runes or holds control characters", MaxFix)
 	}
 	return nil
 }

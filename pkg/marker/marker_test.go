@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestMetaRoundTrip(t *testing.T) {
@@ -276,6 +277,93 @@ func TestMetaStatsFields(t *testing.T) {
 		} {
 			if _, err := ParseMeta(body); err == nil {
 				t.Errorf("%s: accepted %s", name, body)
+			}
+		}
+	})
+}
+
+// TestMetaExplanations: a finding's why and fix travel in the line, so a
+// carried finding reads as it did when first posted; they are bounded
+// (each as the table shows it, the whole line by MaxLine, most severe
+// first), a line without them (an older report) still parses, and a
+// forged one cannot smuggle more.
+func TestMetaExplanations(t *testing.T) {
+	t.Run("round trip", func(t *testing.T) {
+		m := v2(2)
+		m.Findings[0].Why, m.Findings[0].Fix = "Writes to a nil map panic at runtime; ping @octocat <b>.", "m := map[string]int{}"
+		line := FormatMeta(m)
+		got, err := ParseMeta(line)
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Fatalf("got %+v, %v; want %+v", got, err, m)
+		}
+		if strings.Contains(line, "@octocat") || strings.Contains(line, "<b>") {
+			t.Errorf("the line shows a mention or a tag: %s", line)
+		}
+	})
+	t.Run("an older line without them parses", func(t *testing.T) {
+		m := v2(1)
+		got, err := ParseMeta(FormatMeta(m))
+		if err != nil || got.Findings[0].Why != "" || got.Findings[0].Fix != "" {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+	})
+	t.Run("each is bounded as the table shows it", func(t *testing.T) {
+		m := v2(1)
+		m.Findings[0].Why = strings.Repeat("é", MaxWhy+10) + "\nnext line"
+		m.Findings[0].Fix = strings.Repeat("x", MaxFix+1) // the table leaves a longer fix out
+		got, err := ParseMeta(FormatMeta(m))
+		if err != nil {
+			t.Fatalf("ParseMeta: %v", err)
+		}
+		if f := got.Findings[0]; utf8.RuneCountInString(f.Why) != MaxWhy || f.Fix != "" {
+			t.Errorf("why %d runes, fix %q; want %d runes and no fix", utf8.RuneCountInString(f.Why), f.Fix, MaxWhy)
+		}
+	})
+	t.Run("the line stays within MaxLine, most severe first", func(t *testing.T) {
+		m := v2(10)
+		for i := range m.Findings {
+			// Every byte escaped six-fold by the encoder: 5,400 bytes each.
+			m.Findings[i].Why = strings.Repeat("<@#", 300)
+		}
+		line := FormatMeta(m)
+		if len(line) > MaxLine {
+			t.Fatalf("line of %d bytes; want at most %d", len(line), MaxLine)
+		}
+		got, err := ParseMeta(line)
+		if err != nil {
+			t.Fatalf("ParseMeta: %v", err)
+		}
+		if len(got.Findings) != 10 || got.Truncated {
+			t.Fatalf("%d findings, truncated %v; want every finding recorded", len(got.Findings), got.Truncated)
+		}
+		if got.Findings[0].Why == "" || got.Findings[9].Why != "" {
+			t.Errorf("explanations kept: first %v, last %v; want the first (most severe) only", got.Findings[0].Why != "", got.Findings[9].Why != "")
+		}
+	})
+	t.Run("explanations never grow a full line", func(t *testing.T) {
+		m := v2(MaxFindings)
+		for i := range m.Findings {
+			m.Findings[i].Why, m.Findings[i].Fix = strings.Repeat("<", MaxWhy), strings.Repeat("&", MaxFix)
+		}
+		line, bare := FormatMeta(m), FormatMeta(m.WithoutExplanations())
+		if len(line) > max(MaxLine, len(bare)) {
+			t.Fatalf("line of %d bytes; want at most %d", len(line), max(MaxLine, len(bare)))
+		}
+		if got, err := ParseMeta(line); err != nil || len(got.Findings) != MaxFindings {
+			t.Fatalf("ParseMeta: %d findings, %v", len(got.Findings), err)
+		}
+	})
+	t.Run("forged lines are refused", func(t *testing.T) {
+		sha := strings.Repeat("a", 40)
+		base := `<!-- anchor-review:meta {"version":2,"head_sha":"` + sha + `","verdict":"ready","conclusion":"success","blocking":0,"findings":[{"file":"a.go","line":3,"severity":"P1","anchor":75,"fingerprint":"0123456789abcdef","title":"t","commit":"` + sha + `",`
+		for name, field := range map[string]string{
+			"why too long":    `"why":"` + strings.Repeat("w", MaxWhy+1) + `"`,
+			"why with a tab":  `"why":"a\tb"`,
+			"fix too long":    `"fix":"` + strings.Repeat("f", MaxFix+1) + `"`,
+			"fix with a bell": `"fix":"a\u0007"`,
+		} {
+			if _, err := ParseMeta(base + field + `}]} -->`); err == nil {
+				t.Errorf("%s: accepted", name)
 			}
 		}
 	})

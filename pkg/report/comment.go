@@ -141,6 +141,12 @@ func (d *doc) fit(v view, max int, u unit) string {
 	if v.marker {
 		m := d.meta()
 		d.metaLine = marker.FormatMeta(m)
+		if len(m.Findings) > 0 && u.size(d.render(v, len(d.rows), false)) > max {
+			// The rows shown come before the explanations the hidden
+			// line records for later runs.
+			m = m.WithoutExplanations()
+			d.metaLine = marker.FormatMeta(m)
+		}
 		if u.size(d.render(v, 0, false)) > max && (m.Usage != nil || m.Resolved != nil || m.ValidatorUsage != nil) {
 			// The running totals for stats go first: losing them costs a
 			// figure, losing the findings costs the next run its carry.
@@ -258,6 +264,12 @@ func (d *doc) meta() marker.Meta {
 		mf := marker.Finding{
 			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
 			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
+			// What the row shows besides the title, so a carried finding
+			// still explains itself (FormatMeta bounds the line). Defused
+			// as plain text (no images, no off-host links, no live
+			// mentions, no marker copies, no secrets) but not escaped: the
+			// run that carries it renders it with Sanitize like any text.
+			Why: sanitizePlain(f.WhyItMatters, d.o), Fix: sanitizePlain(f.SuggestedFix, d.o),
 		}
 		if d.o.Inline != nil {
 			mf.Inline = d.o.Inline.Fingerprints[f.Number]

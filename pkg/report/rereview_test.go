@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
@@ -140,5 +141,37 @@ func TestUnreviewedNeverGreen(t *testing.T) {
 	r := unreviewed("success", 0, 0)
 	if chk := Check(r, opts()); !strings.HasPrefix(chk.Title, "New commits not reviewed") {
 		t.Errorf("title without a count: %q", chk.Title)
+	}
+}
+
+// TestMetaExplanationsGiveWayToRows: the metadata records each posted
+// finding's reason and fix so a later run can show them when it carries
+// the finding; when the comment is too long for them, the rows shown now
+// win: the hidden line drops the explanations (every finding still
+// recorded, so still carried) before any row is trimmed.
+func TestMetaExplanationsGiveWayToRows(t *testing.T) {
+	r := rereviewed()
+	for i := range r.Findings {
+		r.Findings[i].WhyItMatters = strings.Repeat("Callers lose data when the cache is full. ", 20)
+		r.Findings[i].SuggestedFix = "Evict the oldest entry."
+	}
+	o := opts()
+	m, err := marker.ParseReport(Comment(r, o))
+	if err != nil || len(m.Findings) != 3 || m.Findings[0].Why == "" || m.Findings[0].Fix != "Evict the oldest entry." {
+		t.Fatalf("meta %+v, %v; want every finding with its reason and fix", m, err)
+	}
+
+	o = o.normalize(r)
+	d := newDoc(r, o)
+	d.metaLine = marker.FormatMeta(d.meta().WithoutExplanations())
+	want := d.render(view{marker: true}, len(d.rows), false)
+	o.MaxLen = utf8.RuneCountInString(want)
+	got := Comment(r, o)
+	if got != want {
+		t.Fatalf("at %d runes: got\n%s\nwant every row, Coverage left out, and a meta line without explanations:\n%s", o.MaxLen, got, want)
+	}
+	m, err = marker.ParseReport(got)
+	if err != nil || len(m.Findings) != 3 || m.Truncated || !m.Carries() {
+		t.Errorf("meta %+v, %v; want every finding recorded", m, err)
 	}
 }

@@ -15,6 +15,12 @@ type configRead struct {
 	err   error
 }
 
+// ConfigSource reads the repository configuration of a local change.
+type ConfigSource struct {
+	Where string     // where it is read, for Coverage and the log ("merge base a1b2c3d")
+	Read  HeadReader // reads a file there
+}
+
 // configure parses the repository configuration (SPEC section 7.5), hands
 // it to o.Configure, and keeps its text and custom personas for the run.
 // where names where it was read ("base commit"); d is the diff, to tell

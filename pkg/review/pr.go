@@ -174,14 +174,16 @@ func (r *Reviewer) ReviewDiff(ctx context.Context, o Options, d *diff.Diff, titl
 	if head == nil {
 		head = func(context.Context, string) (string, bool, error) { return "", false, nil }
 	}
-	// A local change is the user's own: its configuration is read where
-	// head reads files.
-	cfg := configRead{}
-	if cfg.text, cfg.found, cfg.err = head(ctx, repoconfig.Path); cfg.err != nil {
-		o.logf("scope: %s unreadable (%v); reviewing without it", repoconfig.Path, cfg.err)
-		cfg = configRead{}
+	// The configuration is read where the caller says (the merge base of
+	// `review --base`), else where head reads files. Unreadable, it stops
+	// the review, as in a pull request's.
+	src := ConfigSource{Where: "working tree", Read: head}
+	if o.LocalConfig != nil {
+		src = *o.LocalConfig
 	}
-	use, err := configure(&o, cfg, "working tree", d)
+	cfg := configRead{}
+	cfg.text, cfg.found, cfg.err = src.Read(ctx, repoconfig.Path)
+	use, err := configure(&o, cfg, src.Where, d)
 	res.Coverage.Config = use
 	if err != nil {
 		return res, err

@@ -262,6 +262,9 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 	f := finding.Finding{
 		Title: mf.Title, Severity: finding.Severity(mf.Severity), File: mf.File, Line: mf.Line,
 		Confidence: mf.Anchor, FoundOn: mf.Commit,
+		// What the report showed when the finding was first posted; empty
+		// from a report that did not record it.
+		WhyItMatters: mf.Why, SuggestedFix: mf.Fix,
 		Validation: &finding.Validation{Validated: true, Reason: "confirmed on " + short(mf.Commit)},
 	}
 	if mf.Reviewer != "" {

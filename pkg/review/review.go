@@ -128,6 +128,12 @@ type Options struct {
 	// applied by the review itself, Configure or not.
 	Configure func(o *Options, f *repoconfig.File) error
 
+	// LocalConfig, for ReviewDiff, is where the repository configuration
+	// is read: `review --base` reads it at the merge base, so a change
+	// cannot set its own review (as a pull request cannot). nil reads it
+	// with ReviewDiff's head reader (the working tree of `review --diff`).
+	LocalConfig *ConfigSource
+
 	// repo is the repository configuration in effect (set by configure).
 	repo repoconfig.File
 

@@ -81,27 +81,27 @@ func (s *Server) getCompare(w http.ResponseWriter, r *http.Request) {
 	m := template("commit-comparison.json")
 	repo, api := repoOf(r), s.api(r)
 	set(m, "url", fmt.Sprintf("%s/repos/%s/compare/%s", api, repo, bh))
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/compare/%s", repo, bh))
-	set(m, "permalink_url", fmt.Sprintf("https://github.com/%s/compare/%s", repo, bh))
-	set(m, "diff_url", fmt.Sprintf("https://github.com/%s/compare/%s.diff", repo, bh))
-	set(m, "patch_url", fmt.Sprintf("https://github.com/%s/compare/%s.patch", repo, bh))
+	set(m, "html_url", fmt.Sprintf("%s/%s/compare/%s", s.web(r), repo, bh))
+	set(m, "permalink_url", fmt.Sprintf("%s/%s/compare/%s", s.web(r), repo, bh))
+	set(m, "diff_url", fmt.Sprintf("%s/%s/compare/%s.diff", s.web(r), repo, bh))
+	set(m, "patch_url", fmt.Sprintf("%s/%s/compare/%s.patch", s.web(r), repo, bh))
 	commitTemplate := m["base_commit"]
-	set(m, "base_commit", commitJSON(commitTemplate, api, repo, base))
-	set(m, "merge_base_commit", commitJSON(commitTemplate, api, repo, mergeBase))
+	set(m, "base_commit", commitJSON(commitTemplate, api, s.web(r), repo, base))
+	set(m, "merge_base_commit", commitJSON(commitTemplate, api, s.web(r), repo, mergeBase))
 	set(m, "status", status)
 	set(m, "ahead_by", ahead)
 	set(m, "behind_by", c.BehindBy)
 	set(m, "total_commits", len(c.Commits))
 	commits := make([]any, 0, len(c.Commits))
 	for _, sha := range c.Commits {
-		commits = append(commits, commitJSON(commitTemplate, api, repo, sha))
+		commits = append(commits, commitJSON(commitTemplate, api, s.web(r), repo, sha))
 	}
 	set(m, "commits", commits)
 	out := make([]any, 0, len(files))
 	for _, f := range files[:min(len(files), 300)] {
-		fm := fileJSON(r, f)
-		fm["blob_url"] = fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, head, f.Filename)
-		fm["raw_url"] = fmt.Sprintf("https://github.com/%s/raw/%s/%s", repo, head, f.Filename)
+		fm := s.fileJSON(r, f)
+		fm["blob_url"] = fmt.Sprintf("%s/%s/blob/%s/%s", s.web(r), repo, head, f.Filename)
+		fm["raw_url"] = fmt.Sprintf("%s/%s/raw/%s/%s", s.web(r), repo, head, f.Filename)
 		fm["contents_url"] = fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", api, repo, f.Filename, head)
 		out = append(out, fm)
 	}
@@ -109,15 +109,16 @@ func (s *Server) getCompare(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
-// commitJSON is the fixture's commit object re-stamped with sha.
-func commitJSON(tmpl any, api, repo, sha string) map[string]any {
+// commitJSON is the fixture's commit object re-stamped with sha; api and
+// web are the API and web hosts of the request.
+func commitJSON(tmpl any, api, web, repo, sha string) map[string]any {
 	b, _ := json.Marshal(tmpl)
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	tree := fmt.Sprintf("%x", sha1.Sum([]byte("tree "+sha)))
 	set(m, "sha", sha)
 	set(m, "url", fmt.Sprintf("%s/repos/%s/commits/%s", api, repo, sha))
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/commit/%s", repo, sha))
+	set(m, "html_url", fmt.Sprintf("%s/%s/commit/%s", web, repo, sha))
 	set(m, "comments_url", fmt.Sprintf("%s/repos/%s/commits/%s/comments", api, repo, sha))
 	set(m, "commit.url", fmt.Sprintf("%s/repos/%s/git/commits/%s", api, repo, sha))
 	set(m, "commit.tree.sha", tree)

@@ -197,7 +197,7 @@ func (s *Server) reviewJSON(r *http.Request, n int, rv Review) map[string]any {
 	repo := repoOf(r)
 	api := s.api(r)
 	state := map[string]string{"COMMENT": "COMMENTED", "APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "": "PENDING"}[rv.Event]
-	html := fmt.Sprintf("https://github.com/%s/pull/%d#pullrequestreview-%d", repo, n, rv.ID)
+	html := fmt.Sprintf("%s/%s/pull/%d#pullrequestreview-%d", s.web(r), repo, n, rv.ID)
 	set(m, "id", rv.ID)
 	set(m, "node_id", base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("PullRequestReview%d", rv.ID))))
 	set(m, "user.login", rv.Author)

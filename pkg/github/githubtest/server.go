@@ -137,6 +137,8 @@ type Server struct {
 	// tokenLogin is who the token writes comments as; "" means
 	// github-actions[bot] (a GitHub App token writes as "<app>[bot]").
 	tokenLogin string
+	// roles are the users' roles on the repository (SetRole).
+	roles map[string]role
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -154,6 +156,7 @@ func New() *Server {
 		reacts:    map[int64][]string{},
 		people:    map[int64][]string{},
 		refused:   map[string]bool{},
+		roles:     map[string]role{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPull)
@@ -179,6 +182,7 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments", s.listRepoIssueComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/comments", s.listRepoReviewComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions", s.createReaction)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.getPermission)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
@@ -464,6 +468,16 @@ func number(w http.ResponseWriter, r *http.Request, key string) (int64, bool) {
 
 func repoOf(r *http.Request) string { return r.PathValue("owner") + "/" + r.PathValue("repo") }
 
+// web is the web host links in answers point to: GitHub Enterprise
+// Server serves its web pages on the host of its API (https://HOST/api/v3
+// → https://HOST/), github.com on github.com.
+func (s *Server) web(r *http.Request) string {
+	if strings.HasPrefix(r.Header.Get("X-Original-Path"), enterprisePrefix+"/") {
+		return s.URL
+	}
+	return "https://github.com"
+}
+
 func (s *Server) api(r *http.Request) string {
 	if strings.HasPrefix(r.Header.Get("X-Original-Path"), enterprisePrefix+"/") {
 		return s.URL + enterprisePrefix
@@ -542,9 +556,9 @@ func (s *Server) pullJSON(r *http.Request, p PR, files []File) map[string]any {
 	set(m, "id", p.Number)
 	set(m, "number", p.Number)
 	set(m, "url", apiPR)
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/pull/%d", base, p.Number))
-	set(m, "diff_url", fmt.Sprintf("https://github.com/%s/pull/%d.diff", base, p.Number))
-	set(m, "patch_url", fmt.Sprintf("https://github.com/%s/pull/%d.patch", base, p.Number))
+	set(m, "html_url", fmt.Sprintf("%s/%s/pull/%d", s.web(r), base, p.Number))
+	set(m, "diff_url", fmt.Sprintf("%s/%s/pull/%d.diff", s.web(r), base, p.Number))
+	set(m, "patch_url", fmt.Sprintf("%s/%s/pull/%d.patch", s.web(r), base, p.Number))
 	set(m, "issue_url", fmt.Sprintf("%s/repos/%s/issues/%d", api, base, p.Number))
 	set(m, "comments_url", fmt.Sprintf("%s/repos/%s/issues/%d/comments", api, base, p.Number))
 	set(m, "review_comments_url", apiPR+"/comments")
@@ -576,7 +590,7 @@ func (s *Server) pullJSON(r *http.Request, p PR, files []File) map[string]any {
 		set(m, side.key+".repo.name", side.name)
 		set(m, side.key+".repo.owner.login", side.owner)
 		set(m, side.key+".repo.fork", side.key == "head" && side.full != base)
-		set(m, side.key+".repo.html_url", "https://github.com/"+side.full)
+		set(m, side.key+".repo.html_url", s.web(r)+"/"+side.full)
 		set(m, side.key+".repo.url", api+"/repos/"+side.full)
 	}
 	adds, dels := 0, 0
@@ -650,12 +664,12 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	start, end := page(w, r, len(files))
 	out := make([]map[string]any, 0, end-start)
 	for _, f := range files[start:end] {
-		out = append(out, fileJSON(r, f))
+		out = append(out, s.fileJSON(r, f))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func fileJSON(r *http.Request, f File) map[string]any {
+func (s *Server) fileJSON(r *http.Request, f File) map[string]any {
 	m := template("diff-entry-items.json")
 	status := f.Status
 	if status == "" {
@@ -669,9 +683,9 @@ func fileJSON(r *http.Request, f File) map[string]any {
 	set(m, "additions", f.Additions)
 	set(m, "deletions", f.Deletions)
 	set(m, "changes", f.Additions+f.Deletions)
-	set(m, "blob_url", fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, sha, f.Filename))
-	set(m, "raw_url", fmt.Sprintf("https://github.com/%s/raw/%s/%s", repo, sha, f.Filename))
-	set(m, "contents_url", fmt.Sprintf("https://api.github.com/repos/%s/contents/%s?ref=%s", repo, f.Filename, sha))
+	set(m, "blob_url", fmt.Sprintf("%s/%s/blob/%s/%s", s.web(r), repo, sha, f.Filename))
+	set(m, "raw_url", fmt.Sprintf("%s/%s/raw/%s/%s", s.web(r), repo, sha, f.Filename))
+	set(m, "contents_url", fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.api(r), repo, f.Filename, sha))
 	if f.Patch == "" {
 		delete(m, "patch")
 	} else {
@@ -721,7 +735,7 @@ func (s *Server) commentJSON(r *http.Request, n int, c Comment) map[string]any {
 	set(m, "id", c.ID)
 	set(m, "node_id", base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("IssueComment%d", c.ID))))
 	set(m, "url", fmt.Sprintf("%s/repos/%s/issues/comments/%d", api, repo, c.ID))
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", repo, n, c.ID))
+	set(m, "html_url", fmt.Sprintf("%s/%s/pull/%d#issuecomment-%d", s.web(r), repo, n, c.ID))
 	set(m, "issue_url", fmt.Sprintf("%s/repos/%s/issues/%d", api, repo, n))
 	set(m, "body", c.Body)
 	set(m, "user.login", c.Author)
@@ -739,7 +753,7 @@ func (s *Server) reviewCommentJSON(r *http.Request, n int, c Comment) map[string
 	repo := repoOf(r)
 	api := s.api(r)
 	self := fmt.Sprintf("%s/repos/%s/pulls/comments/%d", api, repo, c.ID)
-	html := fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", repo, n, c.ID)
+	html := fmt.Sprintf("%s/%s/pull/%d#discussion_r%d", s.web(r), repo, n, c.ID)
 	pull := fmt.Sprintf("%s/repos/%s/pulls/%d", api, repo, n)
 	path, line, side, commit := c.Path, c.Line, c.Side, c.CommitID
 	if path == "" {
@@ -1095,7 +1109,7 @@ func (s *Server) checkRunJSON(r *http.Request, c CheckRun) map[string]any {
 	set(m, "name", c.Name)
 	set(m, "head_sha", c.HeadSHA)
 	set(m, "url", fmt.Sprintf("%s/repos/%s/check-runs/%d", api, repo, c.ID))
-	set(m, "html_url", fmt.Sprintf("https://github.com/%s/runs/%d", repo, c.ID))
+	set(m, "html_url", fmt.Sprintf("%s/%s/runs/%d", s.web(r), repo, c.ID))
 	set(m, "status", c.Status)
 	set(m, "conclusion", nullable(c.Conclusion))
 	set(m, "started_at", stamp(started))
@@ -1137,7 +1151,7 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	repo := repoOf(r)
 	sha := blobSHA(content)
 	self := fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.api(r), repo, p, ref)
-	html := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, ref, p)
+	html := fmt.Sprintf("%s/%s/blob/%s/%s", s.web(r), repo, ref, p)
 	git := fmt.Sprintf("%s/repos/%s/git/blobs/%s", s.api(r), repo, sha)
 	set(m, "name", path.Base(p))
 	set(m, "path", p)
