@@ -182,7 +182,13 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// Stage 5: synthesize. Step 1 anchors findings to their quoted code in
 	// the head files they name, read once through the run's cache (the
 	// validator reuses the reads).
-	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
+	// Lint-ignore suppression judges "added by this PR" on the PR's whole
+	// change, not on the new commits of an incremental review.
+	var changed []*diff.File
+	if in.carry != nil {
+		changed = in.carry.deltaPR
+	}
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Changed: changed, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
 		Heads: readHeads(ctx, head, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason

@@ -56,7 +56,7 @@ func TestGolden(t *testing.T) {
 		res("correctness",
 			fnd("SQL injection via session ID!", "./internal/auth/session.go", 42, finding.P1, 75,
 				evidence("session.go:42 db.QueryRow", `session.go:41 "... WHERE id = '" + id + "'"`), with("gated_auto", "human", true)),
-			fnd("Scan error ignored", "internal/auth/session.go", 43, finding.P1, 75),
+			fnd("errcheck: Scan error ignored", "internal/auth/session.go", 43, finding.P2, 75),
 			fnd("decode of nil data", "internal/auth/session.go", 44, finding.P0, 50),
 			fnd("Session rows never expire", "internal/auth/session.go", 41, finding.P2, 75, preExisting),
 		),

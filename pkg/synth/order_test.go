@@ -80,17 +80,17 @@ func TestStepOrder(t *testing.T) {
 		{
 			name: "lint-ignore drops a merged finding on a suppressed line once",
 			in: Input{Files: files, Results: []PersonaResult{
-				res("security", fnd("Error ignored", "pkg/a.go", 4, finding.P1, 75)),
-				res("correctness", fnd("error ignored", "pkg/a.go", 5, finding.P2, 75)),
+				res("correctness", fnd("errcheck: Error ignored", "pkg/a.go", 4, finding.P2, 75)),
+				res("reliability", fnd("errcheck: error ignored", "pkg/a.go", 5, finding.P3, 75)),
 			}},
 			want: want{byReason: map[string]int{ReasonDuplicate: 1, ReasonLintIgnore: 1}, byAnchor: map[int]int{}},
 		},
 		{
 			name: "suppression forbidden keeps the finding",
 			in: Input{Files: files, SuppressionForbidden: true, Results: []PersonaResult{
-				res("security", fnd("Error ignored", "pkg/a.go", 4, finding.P1, 75)),
+				res("correctness", fnd("errcheck: Error ignored", "pkg/a.go", 4, finding.P2, 75)),
 			}},
-			want: want{gated: []string{"Error ignored@75"}, byReason: map[string]int{}, byAnchor: map[int]int{}},
+			want: want{gated: []string{"errcheck: Error ignored@75"}, byReason: map[string]int{}, byAnchor: map[int]int{}},
 		},
 		{
 			name: "demotion runs before the gate: a demoted 50 counts as demoted, not below gate",

@@ -78,6 +78,12 @@ type Input struct {
 	// (diff.File.Path). Step 1 anchors findings to their quoted code in them;
 	// for a file without an entry it searches the lines the diff shows.
 	Heads map[string]string
+	// Changed is the pull request's whole change of the files in Files
+	// (from its base commit): step 6 reads from it which lines the PR
+	// added, so a directive an earlier push of the PR added is still the
+	// PR's own in an incremental re-review. nil means Files is the whole
+	// change. A file missing from it counts as added throughout.
+	Changed []*diff.File
 	// SuppressionForbidden turns step 6 off: a project-standards rule forbids
 	// lint suppressions, so a suppressed line is still reviewed.
 	SuppressionForbidden bool
@@ -137,7 +143,11 @@ func Synthesize(in Input) Output {
 	routeConservatively(pre)
 	// 6. lint-ignore suppression
 	if !in.SuppressionForbidden {
-		groups = suppressLintIgnored(groups, files, out.DroppedByReason)
+		changed := in.Changed
+		if changed == nil {
+			changed = in.Files
+		}
+		groups = suppressLintIgnored(groups, files, newAddedLines(changed), out.DroppedByReason)
 	}
 	// 7. mode-aware demotion
 	groups, out.Demoted, out.Demotions = demote(groups, in.Mode, out.DroppedByReason)
