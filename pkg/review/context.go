@@ -24,9 +24,20 @@ type TreeReader func(ctx context.Context) (paths []string, truncated bool, err e
 // never reads one again), and from the head tree the test files of each
 // changed source file (nil when there is no tree). A file that cannot be
 // read gets no context; context helps the review, its absence does not
-// leave code unreviewed. withHeads false reads no head file (the test-file
-// list only).
-func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, tree TreeReader, withHeads bool) (map[string]prompt.Head, map[string][]string) {
+// leave code unreviewed. An incremental re-review sends the personas the
+// new commits and nothing else (its cost grows with the delta): it reads
+// no head file (the test-file list only). The run's prompt context gets
+// the result, its excerpt cache and the data fence.
+func (rn *reviewRun) readContext(ctx context.Context) {
+	rn.pc.Heads, rn.pc.Tests = rn.contextFiles(ctx)
+	rn.pc.Excerpts = prompt.NewExcerptCache()
+	rn.pc.Fence = rn.o.Fence
+}
+
+// contextFiles reads the head files and lists the test files for
+// readContext.
+func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, map[string][]string) {
+	o, files, cache, tree, withHeads := rn.o, rn.sc.Files, rn.heads, rn.in.tree, rn.in.carry == nil
 	var paths []string
 	for _, f := range files {
 		if !withHeads {
