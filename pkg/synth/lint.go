@@ -314,11 +314,12 @@ func newAddedLines(files []*diff.File) addedLines {
 }
 
 // added reports whether new-side line n of path is one the PR added; a
-// file the PR's change does not list counts as added throughout.
+// file the PR's change does not list, or lists without lines, counts as
+// added throughout.
 func (a addedLines) added(path string, n int) bool {
 	f, ok := a[path]
-	if !ok {
-		return true
+	if !ok || len(f.Hunks) == 0 {
+		return true // not listed, or no patch (binary): nothing shows the base had it
 	}
 	l, ok := f.NewLine(n)
 	return ok && l.Kind == diff.Add
