@@ -73,8 +73,9 @@ type Excluded struct {
 // (From, "" for a new submodule) and the one the head points at (To, ""
 // for a removed one).
 type Submodule struct {
-	Path     string `json:"path"`
-	From, To string
+	Path string `json:"path"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 // Scope is what Stage 2 decided.
