@@ -24,7 +24,8 @@ func TestGitattributesAtBase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, nil)
-			e.helpersPR(t, 10, "internal/models/user.go", "internal/api/h.go")
+			// Larger than a hand edit, which is reviewed whatever the marks.
+			e.helpersPR(t, scope.HandEditLines+10, "internal/models/user.go", "internal/api/h.go")
 			e.gh.SetContent(tc.ref, ".gitattributes", "internal/models/** linguist-generated=true\n")
 			o := options()
 			o.Validate = false

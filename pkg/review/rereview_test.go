@@ -455,9 +455,18 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	cur[3] = "func helper1(x int) int { return x / 0 }"
 	patch := fmt.Sprintf("@@ -1,7 +1,7 @@\n %s\n %s\n %s\n-%s\n+%s\n %s\n %s\n %s", old[0], old[1], old[2], old[3], cur[3], old[4], old[5], old[6])
 	// base.go carried the marker at the base commit: generated, in the
-	// PR's change and in the push's alike.
-	base := "diff --git a/base.go b/base.go\nindex 1111111..2222222 100644\n--- a/base.go\n+++ b/base.go\n" +
-		strings.ReplaceAll(patch, "x / 0", "x / 1") + "\n"
+	// PR's change and in the push's alike. Its change is larger than a
+	// hand edit (which is reviewed whatever the marker says).
+	var bp strings.Builder
+	fmt.Fprintf(&bp, "@@ -1,%d +1,%d @@\n %s\n \n", scope.HandEditLines+2, scope.HandEditLines+2, mark)
+	for i := range scope.HandEditLines {
+		fmt.Fprintf(&bp, "-var b%d = %d\n", i, i)
+	}
+	for i := range scope.HandEditLines {
+		fmt.Fprintf(&bp, "+var b%d = x / 1\n", i)
+	}
+	basePatch := strings.TrimSuffix(bp.String(), "\n")
+	base := "diff --git a/base.go b/base.go\nindex 1111111..2222222 100644\n--- a/base.go\n+++ b/base.go\n" + basePatch + "\n"
 	e := newEnv(t, nil)
 	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
@@ -465,7 +474,7 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
-		{Filename: "base.go", Status: "modified", Additions: 1, Deletions: 1, Patch: strings.ReplaceAll(patch, "x / 0", "x / 1")},
+		{Filename: "base.go", Status: "modified", Additions: scope.HandEditLines, Deletions: scope.HandEditLines, Patch: basePatch},
 	}})
 	o := options()
 	o.Personas = []string{"correctness"}

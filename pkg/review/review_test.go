@@ -64,8 +64,8 @@ func scriptOrders(t *testing.T, e *env) {
 	}, nil, nil)))
 	m.Script("reliability", llmtest.OK(answer(t, "reliability", []finding.Finding{
 		f(tRows, finding.P1, ordersGo, 39, 50, routing("gated_auto", "downstream-resolver")),
-		// Under //nolint:errcheck: suppressed.
-		f("Scan error discarded; a type mismatch yields zero-value orders", finding.P2, ordersGo, 46, 75),
+		// Under //nolint:errcheck, and about errcheck: suppressed.
+		f("errcheck: Scan error discarded; a type mismatch yields zero-value orders", finding.P2, ordersGo, 46, 75),
 	}, nil, nil)))
 	// A float confidence: rejected by the schema, repaired on the second
 	// request. The validator then says false.
