@@ -537,3 +537,50 @@ func TestScopeKey(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalDirectiveIsThePRs (issue 24): "a directive this PR adds"
+// is judged on the PR's whole change. An earlier push added a //nolint
+// line; the new push puts a shell command under it. In the new commits'
+// diff the directive is a context line, but the PR added it: it does not
+// suppress the P1, which is validated and posted.
+func TestIncrementalDirectiveIsThePRs(t *testing.T) {
+	t.Parallel()
+	const path = "gate.go"
+	cur := []string{
+		"package gate",
+		"",
+		`import "os/exec"`,
+		"",
+		"// Run runs cmd.",
+		"func Run(cmd string) error {",
+		"\t//nolint:gosec // reviewed",
+		"\treturn exec.Command(\"sh\", \"-c\", cmd).Run()",
+		"}",
+	}
+	patch := "@@ -6,4 +6,4 @@\n func Run(cmd string) error {\n \t//nolint:gosec // reviewed\n-\treturn nil\n+" + cur[7] + "\n }"
+	e := newEnv(t, nil)
+	e.addPR(t, addedFile(path, cur), map[string]string{path: strings.Join(cur, "\n") + "\n"})
+	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
+		Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
+	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
+		{Filename: path, Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
+	}})
+	const title = "gosec G204: subprocess launched with the caller's string"
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(title, finding.P1, path, 8, 100),
+	}, nil, nil)))
+	o := options()
+	o.Personas = []string{"correctness"}
+
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if res.Rereview == nil || !res.Rereview.Incremental {
+		t.Fatalf("Rereview = %+v; want an incremental review", res.Rereview)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Title != title {
+		t.Errorf("findings %+v; want the P1 under the PR's own //nolint:gosec posted (dropped: %v)", res.Findings, res.Coverage.DroppedByReason)
+	}
+}
