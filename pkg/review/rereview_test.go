@@ -539,10 +539,11 @@ func TestScopeKey(t *testing.T) {
 }
 
 // TestIncrementalDirectiveIsThePRs (issue 24): "a directive this PR adds"
-// is judged on the PR's whole change. An earlier push added a //nolint
-// line; the new push puts a shell command under it. In the new commits'
-// diff the directive is a context line, but the PR added it: it does not
-// suppress the P1, which is validated and posted.
+// is judged on the PR's whole change. An earlier push added a shell
+// command under a //nolint line; the new push edits the comment above.
+// In the new commits' diff the directive and the command are context
+// lines, but the PR added them: the directive does not suppress the P1 a
+// persona reports on the command, which is validated and posted.
 func TestIncrementalDirectiveIsThePRs(t *testing.T) {
 	t.Parallel()
 	const path = "gate.go"
@@ -551,13 +552,13 @@ func TestIncrementalDirectiveIsThePRs(t *testing.T) {
 		"",
 		`import "os/exec"`,
 		"",
-		"// Run runs cmd.",
+		"// Run runs cmd in a shell.",
 		"func Run(cmd string) error {",
 		"\t//nolint:gosec // reviewed",
 		"\treturn exec.Command(\"sh\", \"-c\", cmd).Run()",
 		"}",
 	}
-	patch := "@@ -6,4 +6,4 @@\n func Run(cmd string) error {\n \t//nolint:gosec // reviewed\n-\treturn nil\n+" + cur[7] + "\n }"
+	patch := "@@ -5,5 +5,5 @@\n-// Run runs cmd.\n+" + cur[4] + "\n func Run(cmd string) error {\n \t//nolint:gosec // reviewed\n " + cur[7] + "\n }"
 	e := newEnv(t, nil)
 	e.addPR(t, addedFile(path, cur), map[string]string{path: strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
