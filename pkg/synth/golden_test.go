@@ -58,7 +58,7 @@ func TestGolden(t *testing.T) {
 				evidence("session.go:42 db.QueryRow", `session.go:41 "... WHERE id = '" + id + "'"`), with("gated_auto", "human", true)),
 			fnd("errcheck: Scan error ignored", "internal/auth/session.go", 43, finding.P2, 75),
 			fnd("decode of nil data", "internal/auth/session.go", 44, finding.P0, 50),
-			fnd("Session rows never expire", "internal/auth/session.go", 41, finding.P2, 75, preExisting),
+			fnd("Session rows never expire", "internal/auth/session.go", 40, finding.P2, 75, preExisting),
 		),
 		res("reliability",
 			fnd("Timing unsafe comparison", "internal/auth/session.go", 14, finding.P2, 50),
