@@ -13,8 +13,8 @@ import (
 // makes git call a .js binary and give no patch, and node runs it all the
 // same. Both versions are read and their change becomes the file's diff.
 // A file that cannot be read leaves the review incomplete: its lines
-// reached no persona. Files binary by their name (images, archives, ...)
-// stay excluded unread.
+// reached no persona. Every such file is read, whatever its name: node
+// loads a required ./x.png as JavaScript all the same.
 func (rn *reviewRun) readBinarySource(ctx context.Context) {
 	var keep []Excluded
 	for _, e := range rn.sc.Excluded {
@@ -45,9 +45,9 @@ func (rn *reviewRun) readBinarySource(ctx context.Context) {
 }
 
 // binaryFile is the diff's file behind an exclusion when GitHub called it
-// binary and its name does not say binary; nil otherwise.
+// binary; nil otherwise.
 func (rn *reviewRun) binaryFile(e Excluded) *diff.File {
-	if e.Reason != scope.ReasonBinary || scope.BinaryAsset(e.Path) {
+	if e.Reason != scope.ReasonBinary {
 		return nil
 	}
 	for _, f := range rn.in.diff.Files {

@@ -44,6 +44,7 @@ func TestBaseDecides(t *testing.T) {
 		"packages/lib/dist/lib.js", // no manifest beside it
 		"internal/dist/doc.go",
 		"web/node_modules/left-pad/index.js",
+		"deps/tool.lock",
 	)
 	big := HandEditLines/2 + 1 // replaced lines: twice that changed
 	tests := []struct {
@@ -73,6 +74,11 @@ func TestBaseDecides(t *testing.T) {
 		{"regenerated .pb.go", changed("api/v1/user.pb.go", big), ReasonGenerated},
 		{"hand edit of a .pb.go", changed("api/v1/user.pb.go", 2), ""},
 		{"new .min.js anywhere", addedFile("static/evil.min.js", 40), ""},
+		// Lock files: a package manager's by name; any other *.lock only
+		// where the base has it.
+		{"known lock file, new", addedFile("web/yarn.lock", 3), ReasonLock},
+		{"a new run.lock is the PR's own", addedFile("lib/run.lock", 3), ""},
+		{"a *.lock the base has", changed("deps/tool.lock", 1), ReasonLock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,11 +192,6 @@ func TestApplyRulesNilDiff(t *testing.T) {
 }
 
 func TestBinaryJudgement(t *testing.T) {
-	for p, want := range map[string]bool{"logo.PNG": true, "fonts/x.woff2": true, "lib/app.js": false, "bin/run": false, "data.bin": true} {
-		if got := BinaryAsset(p); got != want {
-			t.Errorf("BinaryAsset(%q) = %v; want %v", p, got, want)
-		}
-	}
 	for text, want := range map[string]bool{
 		"const a = 1; // note\x00\nmodule.exports = a;\n" + strings.Repeat("x", 100): true,
 		"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR":                                        false,

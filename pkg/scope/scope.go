@@ -12,7 +12,8 @@
 //	                commit" lines): the code it points at is not in the diff
 //	                (Scope.Submodules names the moves)
 //	no content change  a pure rename, copy or mode change, or an empty new file
-//	lock file       go.sum, package-lock.json, yarn.lock, *.lock, ...
+//	lock file       go.sum, package-lock.json, yarn.lock, ..., or any other
+//	                *.lock the base already has
 //	vendored        under vendor/, _vendor/, third_party/, node_modules/, ...,
 //	                or a well-known library copied into a package's
 //	                packages/ directory (requests/packages/urllib3/), where
@@ -317,7 +318,7 @@ func handEdit(f *diff.File) bool {
 // pattern; "" to review it.
 func pathReason(p string, marked bool, globs []glob, r Rules) string {
 	switch {
-	case isLock(p):
+	case lockAtBase(p, r.Base):
 		return ReasonLock
 	case r.Attrs.marks(r.Attrs.vendored, p) || vendoredAtBase(p, r.Base):
 		return ReasonVendored
@@ -427,18 +428,30 @@ func StandardsPaths(files []*diff.File) []string {
 	return out
 }
 
-// isLock reports whether p is a dependency lock file.
+// isLock reports whether p is a dependency lock file by its name.
 func isLock(p string) bool {
-	switch base := path.Base(p); base {
+	return knownLock(p) || strings.HasSuffix(path.Base(p), ".lock")
+}
+
+// lockAtBase reports whether scope leaves p out as a lock file: a
+// well-known lock file's name, or any other *.lock the base already has
+// (a PR's own run.lock may hold code something loads).
+func lockAtBase(p string, base *Base) bool {
+	return knownLock(p) || (isLock(p) && (base == nil || base.hasFile(p)))
+}
+
+// knownLock reports whether p is a package manager's lock file by its
+// exact name.
+func knownLock(p string) bool {
+	switch path.Base(p) {
 	case "go.sum", "go.work.sum", "package-lock.json", "npm-shrinkwrap.json",
 		"yarn.lock", "pnpm-lock.yaml", "bun.lockb", "Cargo.lock", "Gemfile.lock",
 		"poetry.lock", "composer.lock", "Pipfile.lock", "pubspec.lock",
 		"packages.lock.json", "gradle.lockfile", "flake.lock", "mix.lock",
 		"Podfile.lock", "uv.lock":
 		return true
-	default:
-		return strings.HasSuffix(base, ".lock")
 	}
+	return false
 }
 
 // vendoredRoot is the vendored directory p lies in (vendor,
@@ -645,21 +658,6 @@ func inDir(p string, dirs ...string) bool {
 	}
 	return false
 }
-
-// BinaryAsset reports whether the file at path is binary by its name: an
-// image, font, archive, media file, compiled object or document. Any other
-// file GitHub calls binary may be source code with a stray byte (a NUL in
-// a comment makes git call a .js binary, and node runs it all the same):
-// it is read to be judged.
-func BinaryAsset(p string) bool {
-	return binaryExts[strings.ToLower(path.Ext(p))]
-}
-
-var binaryExts = setOf(strings.Fields(`.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd .heic .avif
-	.ttf .otf .woff .woff2 .eot .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .ear .whl .egg .nupkg .gem
-	.mp3 .mp4 .m4a .wav .ogg .flac .mov .avi .mkv .webm .pdf .doc .docx .xls .xlsx .ppt .pptx .odt .ods
-	.exe .dll .so .dylib .a .o .obj .lib .class .pyc .pyo .wasm .bin .dat .db .sqlite .sqlite3 .pack .idx
-	.keystore .jks .p12 .pfx .der .crt .cer`))
 
 // LooksLikeText reports whether content is text with at most a stray
 // control byte or two: valid UTF-8 in which control characters other than
