@@ -170,8 +170,7 @@ type hit struct {
 }
 
 // scanFiles runs every scanned persona's rules over the files once. Files
-// that are not scope.Executable (tests, docs, lock, vendored, generated)
-// are skipped: they do not change what the code does. So is a file whose
+// that are not scope.Executable (tests, docs, lock files) are skipped: they do not change what the code does. So is a file whose
 // change touches no line of code (only comments, docstrings or blank
 // lines): a one-line docstring edit in sessions.py selects nobody, whatever
 // the path says. Otherwise path rules run, and line rules on the added and

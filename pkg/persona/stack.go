@@ -11,8 +11,9 @@ import (
 
 // stackFile reports which stack persona (StackNames) a changed file
 // selects, with the label of the signal, or "" for none. Language
-// personas look at executable files only (not tests, docs, lock or
-// generated files), like the other diff signals; ci-security looks at
+// personas look at executable files only (not tests, docs or lock
+// files; scope has already left out what the base shows to be vendored or
+// generated), like the other diff signals; ci-security looks at
 // workflow and action definitions wherever they are.
 func stackFile(p string) (name, label string) {
 	if isWorkflow(p) {

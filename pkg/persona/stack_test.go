@@ -32,7 +32,10 @@ func TestSelectStackPersonas(t *testing.T) {
 		{"go source", []*diff.File{changed("cmd/app/main.go", "x := 1"), changed("pkg/a/b.go", "y")},
 			map[string]string{"go": "Go code in cmd/app/main.go (and 1 more file)"}},
 		{"go test only", []*diff.File{changed("pkg/a/b_test.go", "y")}, nil},
-		{"generated go", []*diff.File{changed("api/v1/api.pb.go", "y")}, nil},
+		// Scope leaves out a generated file the base shows to be one; one
+		// it hands on (a hand edit, a new .pb.go nobody generated) is Go.
+		{"generated name that scope reviews", []*diff.File{changed("api/v1/api.pb.go", "y")},
+			map[string]string{"go": "Go code in api/v1/api.pb.go"}},
 		{"python", []*diff.File{changed("app/views.py", "x = 1")}, map[string]string{"python": "Python code in app/views.py"}},
 		{"python test only", []*diff.File{changed("tests/test_views.py", "x")}, nil},
 		{"typescript and react", []*diff.File{changed("web/src/App.tsx", "x")}, map[string]string{"typescript": "TypeScript code in web/src/App.tsx"}},

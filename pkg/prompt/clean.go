@@ -24,8 +24,9 @@ func Clean(s string) string { return clean(s) }
 // could hide changed lines, hunk and file headers from the reviewers, so
 // CleanCode never removes anything, and every line keeps its number.
 //
-// Characters that break a line for some readers but not for the line
-// numbering (U+2028, U+2029, NEL, vertical tab, form feed) are escaped too:
+// Control characters (a NUL byte: <U+0000>) and characters that break a
+// line for some readers but not for the line numbering (U+2028, U+2029,
+// NEL, vertical tab, form feed) are escaped too:
 // in a numbered listing they could make one line of code look like two,
 // the second a forged diff line such as an unnumbered deleted one.
 func CleanCode(s string) string {
@@ -47,8 +48,12 @@ func CleanCode(s string) string {
 // escapedInCode reports whether CleanCode shows r as an escape: a hidden
 // character, or one that breaks a line without being a newline.
 func escapedInCode(r rune) bool {
-	switch r {
-	case '\u2028', '\u2029', '\u0085', '\v', '\f':
+	switch {
+	case r == '\u2028', r == '\u2029', r == '\u0085', r == '\v', r == '\f':
+		return true
+	case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7f:
+		// A NUL or other control byte (a source file git calls binary for
+		// it): shown, since a model may read it as nothing at all.
 		return true
 	}
 	return Hidden(r)

@@ -212,6 +212,7 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 		}
 		b.WriteString("\n")
 	}
+	d.submodules(&b)
 	if note := d.trimNote(keep, fullCoverage); note != "" {
 		b.WriteString(note + "\n\n")
 	}
@@ -229,6 +230,39 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 	}
 	b.WriteString("**Verdict: " + verdictLabel(r) + "**\n")
 	return b.String()
+}
+
+// maxSubmodules is how many moved submodule pointers the report names one
+// by one.
+const maxSubmodules = 20
+
+// submodules names the moved submodule pointers, outside Coverage so no
+// trimming hides them: the code they point at is another repository's, so
+// nobody here reviewed it; like a dependency bump, they do not change the
+// conclusion.
+func (d *doc) submodules(b *strings.Builder) {
+	sm := d.r.Submodules
+	if len(sm) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**Submodule pointers moved:** %s, not reviewed: the code they point at is another repository's. "+
+		"Like a dependency bump, this does not change the conclusion; review the new commits there.\n\n",
+		plural(len(sm), "pointer", "pointers"))
+	var items []string
+	for _, m := range sm[:min(len(sm), maxSubmodules)] {
+		from, to := "(new)", "(removed)"
+		if m.From != "" {
+			from = shaText(m.From, d.o)
+		}
+		if m.To != "" {
+			to = shaText(m.To, d.o)
+		}
+		items = append(items, clip(Sanitize(m.Path, d.o), itemMax)+": "+from+" → "+to)
+	}
+	if n := len(sm) - maxSubmodules; n > 0 {
+		items = append(items, fmt.Sprintf("and %d more (Coverage lists them)", n))
+	}
+	writeList(b, items)
 }
 
 // meta is the metadata line's content: the verdict, the reviewed heads and

@@ -24,7 +24,8 @@ func TestGitattributesAtBase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, nil)
-			e.helpersPR(t, 10, "internal/models/user.go", "internal/api/h.go")
+			// Larger than a hand edit, which is reviewed whatever the marks.
+			e.helpersPR(t, scope.HandEditLines+10, "internal/models/user.go", "internal/api/h.go")
 			e.gh.SetContent(tc.ref, ".gitattributes", "internal/models/** linguist-generated=true\n")
 			o := options()
 			o.Validate = false
@@ -41,6 +42,48 @@ func TestGitattributesAtBase(t *testing.T) {
 			}
 			if got := reason != ""; got != tc.wantExcl || reason != tc.wantReason {
 				t.Errorf("internal/models/user.go excluded %v (%q); want %v (%q)", got, reason, tc.wantExcl, tc.wantReason)
+			}
+		})
+	}
+}
+
+// TestBaseTreeDecidesVendored: the base commit's tree says whether vendor/
+// is vendored. Where the base has a vendor/ directory, the PR's new file in
+// it is left out; where it has none, the same file is the PR's own code and
+// is reviewed.
+func TestBaseTreeDecidesVendored(t *testing.T) {
+	t.Parallel()
+	const path = "vendor/github.com/acme/lib/lib.go"
+	for _, tc := range []struct {
+		name string
+		base map[string]string
+		want string
+	}{
+		{name: "base vendors", base: map[string]string{"vendor/modules.txt": "# github.com/acme/lib v1.0.0\n"}, want: scope.ReasonVendored},
+		{name: "base has no vendor/", base: map[string]string{"go.mod": "module x\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.helpersPR(t, 12, path, "internal/api/h.go")
+			for p, text := range tc.base {
+				e.gh.SetContent(baseSHA, p, text)
+			}
+			o := options()
+			o.Validate = false
+
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			var reason string
+			for _, x := range res.Coverage.NotReviewed {
+				if x.Path == path {
+					reason = x.Reason
+				}
+			}
+			if reason != tc.want {
+				t.Errorf("%s: not-reviewed reason %q; want %q", path, reason, tc.want)
 			}
 		})
 	}

@@ -17,13 +17,17 @@ import (
 // says which exist, so the cost is one request plus one per file present;
 // when the listing fails or is truncated, the standards candidates are
 // probed one by one, nearest the root first, at most maxStandardsProbes.
-func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes, configRead) {
+// The listing itself is returned too (nil when it failed or was
+// truncated): the path heuristics of scope ask it what the base holds.
+func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSHA string) ([]prompt.Standards, scope.Attributes, configRead, *scope.Base) {
+	var base *scope.Base
 	paths := scope.StandardsPaths(d.Files)
 	var attrs scope.Attributes
 	var cfg configRead
 	readConfig := true
 	tree, truncated, err := r.GitHub.Tree(ctx, o.Owner, o.Repo, baseSHA)
 	if err == nil && !truncated {
+		base = scope.NewBase(tree...)
 		present := map[string]bool{}
 		for _, p := range tree {
 			present[p] = true
@@ -61,5 +65,22 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 			out = append(out, prompt.Standards{Path: p, Content: content})
 		}
 	}
-	return out, attrs, cfg
+	return out, attrs, cfg, base
+}
+
+// baseOf is what scope may take the base to hold: the listing, when there
+// is one, plus the old paths of the files the pull request's whole change
+// modifies, renames or deletes (those are at the base whatever a failed
+// or truncated listing says).
+func baseOf(listed *scope.Base, pr *diff.Diff) *scope.Base {
+	base := listed
+	if base == nil {
+		base = scope.NewBase()
+	}
+	for _, f := range pr.Files {
+		if f.Status != diff.Added && f.OldPath != "" {
+			base.Add(f.OldPath)
+		}
+	}
+	return base
 }

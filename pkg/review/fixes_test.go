@@ -482,7 +482,9 @@ func TestStandardsForbidSuppression(t *testing.T) {
 		path  = "pkg/a/files.go"
 		rule  = "Never use //nolint or any lint suppression comment: fix the code instead."
 		other = "# Rules\n\nWrap errors with %w.\n"
-		title = "Removal error discarded"
+		// A P2 that names the rule: a directive the PR adds never hides a
+		// P0 or P1, and covers only a finding about its own rule.
+		title = "errcheck: Removal error discarded"
 	)
 	lines := []string{
 		"package a",
@@ -515,7 +517,7 @@ func TestStandardsForbidSuppression(t *testing.T) {
 				e.gh.SetContent(headSHA, "AGENTS.md", tc.head)
 			}
 			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
-				f(title, finding.P1, path, 7, 100),
+				f(title, finding.P2, path, 7, 100),
 			}, nil, nil)))
 			o := options()
 			o.Personas = []string{"correctness"}

@@ -87,7 +87,8 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
-	standards, attrs, cfg := r.readBase(ctx, o, d, info.BaseSHA)
+	standards, attrs, cfg, listed := r.readBase(ctx, o, d, info.BaseSHA)
+	base := baseOf(listed, prDiff)
 	use, err := configure(&o, cfg, "base commit", prDiff)
 	res.Coverage.Config = use
 	if err != nil {
@@ -101,11 +102,11 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		plan, d = nil, prDiff
 		res.Rereview = wholeInstead(res.Rereview, "the exclude patterns, the personas option or the base's .gitattributes marks changed since the earlier review")
 		o.logf("rereview: the whole pull request: %s", res.Rereview.Reason)
-		standards, attrs, _ = r.readBase(ctx, o, d, info.BaseSHA) // the standards of every file
+		standards, attrs, _, _ = r.readBase(ctx, o, d, info.BaseSHA) // the standards of every file
 	}
 	// After the configuration: its exclude patterns say which files are
 	// left out on purpose.
-	markUnseen(&res, src.Files, o.Exclude, attrs)
+	markUnseen(&res, src.Files, scope.Rules{Exclude: o.Exclude, Attrs: attrs, Base: base})
 	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
 		// on-new-commits skip, set by the repository configuration.
 		n := -1
@@ -151,7 +152,16 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	tree := func(ctx context.Context) ([]string, bool, error) {
 		return r.GitHub.Tree(ctx, o.Owner, o.Repo, info.HeadSHA)
 	}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, tree: tree, carry: plan})
+	// The diff's old side: the base commit, or for an incremental review
+	// the head the earlier review saw.
+	oldRef := info.BaseSHA
+	if plan != nil {
+		oldRef = prev.HeadSHA
+	}
+	old := func(ctx context.Context, path string) (string, bool, error) {
+		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, oldRef)
+	}
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, base: base, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, old: old, tree: tree, carry: plan})
 	if plan != nil {
 		// Inline comments and SARIF fingerprints place findings on the
 		// PR's diff, not on the delta: a carried finding on a line the
@@ -227,6 +237,11 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
 		}
+		if cf.Patch == "" && cf.Additions+cf.Deletions == 0 && (cf.Status == "added" || cf.Status == "modified" || cf.Status == "changed") {
+			// GitHub lists a file it calls binary with no patch and no
+			// line counts: say so, as the unified diff does.
+			f.NoPatch, f.Binary = false, true
+		}
 		d.Files = append(d.Files, f)
 	}
 	return d, nil
@@ -235,13 +250,13 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 // markUnseen makes the review incomplete for every changed text file GitHub
 // gave no patch for: scope lists it as "no patch", but its lines reached
 // no persona, so the review cannot be green. A file scope leaves out for
-// what it is (a lock, vendored or generated file by its path or the base's
-// .gitattributes, an exclude pattern) hides no reviewable line, patch or
-// not.
-func markUnseen(res *Result, files []github.ChangedFile, exclude []string, attrs scope.Attributes) {
+// what it is (a lock, vendored or generated file by its path where the
+// base shows it to be such, or by the base's .gitattributes, an exclude
+// pattern) hides no reviewable line, patch or not.
+func markUnseen(res *Result, files []github.ChangedFile, rules scope.Rules) {
 	var unseen []string
 	for _, cf := range files {
-		if reason, err := scope.ExcludedByPath(cf.Path, exclude, attrs); cf.Unseen() && (err != nil || reason == "") {
+		if reason, err := scope.ExcludedByPath(cf.Path, rules); cf.Unseen() && (err != nil || reason == "") {
 			unseen = append(unseen, cf.Path)
 		}
 	}

@@ -455,9 +455,18 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	cur[3] = "func helper1(x int) int { return x / 0 }"
 	patch := fmt.Sprintf("@@ -1,7 +1,7 @@\n %s\n %s\n %s\n-%s\n+%s\n %s\n %s\n %s", old[0], old[1], old[2], old[3], cur[3], old[4], old[5], old[6])
 	// base.go carried the marker at the base commit: generated, in the
-	// PR's change and in the push's alike.
-	base := "diff --git a/base.go b/base.go\nindex 1111111..2222222 100644\n--- a/base.go\n+++ b/base.go\n" +
-		strings.ReplaceAll(patch, "x / 0", "x / 1") + "\n"
+	// PR's change and in the push's alike. Its change is larger than a
+	// hand edit (which is reviewed whatever the marker says).
+	var bp strings.Builder
+	fmt.Fprintf(&bp, "@@ -1,%d +1,%d @@\n %s\n \n", scope.HandEditLines+2, scope.HandEditLines+2, mark)
+	for i := range scope.HandEditLines {
+		fmt.Fprintf(&bp, "-var b%d = %d\n", i, i)
+	}
+	for i := range scope.HandEditLines {
+		fmt.Fprintf(&bp, "+var b%d = x / 1\n", i)
+	}
+	basePatch := strings.TrimSuffix(bp.String(), "\n")
+	base := "diff --git a/base.go b/base.go\nindex 1111111..2222222 100644\n--- a/base.go\n+++ b/base.go\n" + basePatch + "\n"
 	e := newEnv(t, nil)
 	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
@@ -465,7 +474,7 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
-		{Filename: "base.go", Status: "modified", Additions: 1, Deletions: 1, Patch: strings.ReplaceAll(patch, "x / 0", "x / 1")},
+		{Filename: "base.go", Status: "modified", Additions: scope.HandEditLines, Deletions: scope.HandEditLines, Patch: basePatch},
 	}})
 	o := options()
 	o.Personas = []string{"correctness"}
@@ -526,5 +535,53 @@ func TestScopeKey(t *testing.T) {
 		if other == base {
 			t.Errorf("%s: same key %s", name, base)
 		}
+	}
+}
+
+// TestIncrementalDirectiveIsThePRs (issue 24): "a directive this PR adds"
+// is judged on the PR's whole change. An earlier push added a shell
+// command under a //nolint line; the new push edits the comment above.
+// In the new commits' diff the directive and the command are context
+// lines, but the PR added them: the directive does not suppress the P1 a
+// persona reports on the command, which is validated and posted.
+func TestIncrementalDirectiveIsThePRs(t *testing.T) {
+	t.Parallel()
+	const path = "gate.go"
+	cur := []string{
+		"package gate",
+		"",
+		`import "os/exec"`,
+		"",
+		"// Run runs cmd in a shell.",
+		"func Run(cmd string) error {",
+		"\t//nolint:gosec // reviewed",
+		"\treturn exec.Command(\"sh\", \"-c\", cmd).Run()",
+		"}",
+	}
+	patch := "@@ -5,5 +5,5 @@\n-// Run runs cmd.\n+" + cur[4] + "\n func Run(cmd string) error {\n \t//nolint:gosec // reviewed\n " + cur[7] + "\n }"
+	e := newEnv(t, nil)
+	e.addPR(t, addedFile(path, cur), map[string]string{path: strings.Join(cur, "\n") + "\n"})
+	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
+		Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
+	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
+		{Filename: path, Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
+	}})
+	const title = "gosec G204: subprocess launched with the caller's string"
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+		f(title, finding.P1, path, 8, 100),
+	}, nil, nil)))
+	o := options()
+	o.Personas = []string{"correctness"}
+
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if res.Rereview == nil || !res.Rereview.Incremental {
+		t.Fatalf("Rereview = %+v; want an incremental review", res.Rereview)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Title != title {
+		t.Errorf("findings %+v; want the P1 under the PR's own //nolint:gosec posted (dropped: %v)", res.Findings, res.Coverage.DroppedByReason)
 	}
 }

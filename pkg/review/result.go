@@ -45,6 +45,11 @@ type Result struct {
 	// Rereview is set when the PR had a report for an older head: the
 	// reviewed range, carried findings, and the history of heads.
 	Rereview *Rereview `json:"rereview,omitempty"`
+	// Submodules are the submodule pointers the change moves: the code
+	// they point at is another repository's, so no persona saw it. The
+	// report names them; they do not change the conclusion (like a
+	// dependency bump).
+	Submodules []scope.Submodule `json:"submodules,omitempty"`
 
 	// Findings are the validated findings at anchor >= 75, sorted and
 	// numbered 1..N: exactly what the comment lists.

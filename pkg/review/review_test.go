@@ -64,8 +64,8 @@ func scriptOrders(t *testing.T, e *env) {
 	}, nil, nil)))
 	m.Script("reliability", llmtest.OK(answer(t, "reliability", []finding.Finding{
 		f(tRows, finding.P1, ordersGo, 39, 50, routing("gated_auto", "downstream-resolver")),
-		// Under //nolint:errcheck: suppressed.
-		f("Scan error discarded; a type mismatch yields zero-value orders", finding.P2, ordersGo, 46, 75),
+		// Under //nolint:errcheck, and about errcheck: suppressed.
+		f("errcheck: Scan error discarded; a type mismatch yields zero-value orders", finding.P2, ordersGo, 46, 75),
 	}, nil, nil)))
 	// A float confidence: rejected by the schema, repaired on the second
 	// request. The validator then says false.
@@ -352,5 +352,41 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 				t.Errorf("partial %t, incomplete %q; want partial %t", res.Partial, res.Incomplete, tc.incomplete)
 			}
 		})
+	}
+}
+
+// TestFilesEndpointBinarySource (issue 24): the files endpoint lists a
+// file GitHub calls binary with no patch and no line counts. A .js with a
+// NUL byte is such a file; it is read at the base and the head and
+// reviewed as text, and the personas see its new line.
+func TestFilesEndpointBinarySource(t *testing.T) {
+	t.Parallel()
+	const path = "lib/run.js"
+	e := newEnv(t, nil)
+	e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n",
+		path: "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"})
+	e.gh.SetContent(baseSHA, path, "const core = require('@actions/core');\n// step\n")
+	e.gh.Inject(githubtest.DiffTooLarge())
+	e.gh.SetFiles(prNum, []githubtest.File{
+		{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
+		{Filename: path, Status: "modified"},
+	})
+	o := options()
+	o.Personas, o.Validate = []string{"correctness"}, false
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if res.Partial {
+		t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
+	}
+	reqs := e.model.RequestsFor("correctness")
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
+		t.Errorf("correctness requests %d; want one holding lib/run.js's new line", len(reqs))
+	}
+	for _, x := range res.Coverage.NotReviewed {
+		if x.Path == path {
+			t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
+		}
 	}
 }

@@ -24,6 +24,9 @@ type HeadReader func(ctx context.Context, path string) (content string, found bo
 type runInput struct {
 	diff  *diff.Diff
 	attrs scope.Attributes // .gitattributes marks at the base
+	// base is what the base commit holds, for scope's path heuristics;
+	// nil for a local diff (names decide).
+	base *scope.Base
 	// prompt is the PR context every persona and the validator see.
 	prompt prompt.Context
 	// humanComments counts review comments from people (previous-comments).
@@ -31,6 +34,9 @@ type runInput struct {
 	// notReviewed lists what was lost before scope (GitHub's file cap).
 	notReviewed []Excluded
 	head        HeadReader
+	// old reads a file's version on the diff's old side (the base, or the
+	// head an earlier review saw); nil when there is none (a local diff).
+	old HeadReader
 	// tree lists the head tree (for the testing persona's test-file
 	// list); nil when there is none (a local diff).
 	tree TreeReader
@@ -87,7 +93,7 @@ func (rn *reviewRun) head(ctx context.Context, path string) (string, bool, error
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
 	rn := newRun(r, o, res, in)
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
-	if err := rn.scope(); err != nil {
+	if err := rn.scope(ctx); err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
 	if err := rn.selectTeam(); err != nil {
@@ -117,13 +123,16 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 }
 
 // scope is Stage 2's choice of files.
-func (rn *reviewRun) scope() error {
+func (rn *reviewRun) scope(ctx context.Context) error {
 	o, res := rn.o, rn.res
 	sc, err := applyScope(rn.in, o.Exclude)
 	if err != nil {
 		return err
 	}
 	rn.sc = sc
+	rn.readBinarySource(ctx)
+	sc = rn.sc
+	res.Submodules = sc.Submodules
 	rn.notReviewed = append(rn.notReviewed, sc.Excluded...)
 	res.Files = sc.Files
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
@@ -271,7 +280,13 @@ func (rn *reviewRun) dispatched(ctx context.Context) ([]synth.PersonaResult, err
 // validator reuses the reads). It returns the findings that pass the gate.
 func (rn *reviewRun) synthesize(ctx context.Context, results []synth.PersonaResult) []finding.Finding {
 	o, res, sc, pc := rn.o, rn.res, rn.sc, rn.pc
-	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
+	// Lint-ignore suppression judges "added by this PR" on the PR's whole
+	// change, not on the new commits of an incremental review.
+	var changed []*diff.File
+	if rn.in.carry != nil {
+		changed = rn.in.carry.deltaPR
+	}
+	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Changed: changed, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
 		Heads: readHeads(ctx, rn.head, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
@@ -325,11 +340,12 @@ func (rn *reviewRun) finish(posted []finding.Finding) error {
 // when the PR's own change of it (from the base commit) is excluded too,
 // since a PR cannot exclude its own code.
 func applyScope(in runInput, exclude []string) (scope.Scope, error) {
-	sc, err := scope.ApplyWith(in.diff, exclude, in.attrs)
+	rules := scope.Rules{Exclude: exclude, Attrs: in.attrs, Base: in.base}
+	sc, err := scope.ApplyRules(in.diff, rules)
 	if err != nil || in.carry == nil {
 		return sc, err
 	}
-	prSc, err := scope.ApplyWith(&diff.Diff{Files: in.carry.deltaPR}, exclude, in.attrs)
+	prSc, err := scope.ApplyRules(&diff.Diff{Files: in.carry.deltaPR}, rules)
 	if err != nil {
 		return sc, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
@@ -32,11 +33,12 @@ type directive struct {
 
 // directives are the lint-disable forms step 6 recognises. SPEC suppresses a
 // finding under a directive "for the rule at hand": a blanket directive
-// (no rule named) covers every finding on its lines, while one naming rules
-// (//nolint:lll, # noqa: E501, @SuppressWarnings("unchecked")) covers only a
-// finding whose text names one of those rules or a plain-words alias of it
-// (errcheck ~ "error"), so a line-length waiver cannot hide an injection.
-// Order does not matter; every match on a line counts.
+// (no rule named) covers every finding on its lines that is not severe,
+// while one naming rules (//nolint:lll, # noqa: E501,
+// @SuppressWarnings("unchecked")) covers only a finding that names one of
+// those rules as a whole identifier in what it is about (ruleCovers). The
+// same rule holds for every language below. Order does not matter; every
+// match on a line counts.
 var directives = []directive{
 	// Go: golangci-lint, staticcheck.
 	{regexp.MustCompile(`//\s*nolint\b`), reachComment},
@@ -136,6 +138,9 @@ var (
 	listAttached = regexp.MustCompile(`^\s*[:=]\s*([\w./@-]+(?:\s*,\s*[\w./@-]+)*)`)
 	listBracket  = regexp.MustCompile(`^\s*[\[(]\s*\{?([^\])}]*)`)
 	listSpaced   = regexp.MustCompile(`^\s+([\w@][\w./@-]*(?:\s*,\s*[\w@][\w./@-]*)*)`)
+	// listBare: the directive's own pattern ended at "=" or after the
+	// space that follows it (pylint: disable=, eslint-disable ).
+	listBare = regexp.MustCompile(`^([\w@][\w./@-]*(?:\s*,\s*[\w@][\w./@-]*)*)`)
 	// listOpen: the directive's own pattern ended at "(" (allow(, Suppress().
 	listOpen  = regexp.MustCompile(`^\s*\{?([\w"'./@:, -]+)[)\]}]`)
 	ruleToken = regexp.MustCompile(`[A-Za-z@][\w./@:-]*\w`)
@@ -158,6 +163,8 @@ func rulesAfter(tail string) []string {
 		if w := strings.ToLower(strings.TrimSpace(list)); w == "all" || strings.HasPrefix(w, "all ") {
 			return nil
 		}
+	case listBare.MatchString(tail):
+		list = listBare.FindStringSubmatch(tail)[1]
 	default:
 		return nil
 	}
@@ -165,64 +172,54 @@ func rulesAfter(tail string) []string {
 	for _, tok := range ruleToken.FindAllString(list, -1) {
 		if t := strings.ToLower(tok); t != "all" && t != "file" && t != "next" {
 			rules = append(rules, t)
-			if split := strings.ToLower(camelWords(tok)); split != t {
-				rules = append(rules, split) // StringLiterals ~ "string literals"
-			}
 		}
 	}
 	return rules
 }
 
-// camelWords splits CamelCase runs with spaces: "Style/StringLiterals" →
-// "Style/String Literals".
-func camelWords(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
-			b.WriteByte(' ')
+// identToken is one identifier in a finding's text, spelled the way rule
+// names are (E501, no-unused-vars, Style/StringLiterals, clippy::unwrap_used,
+// attr-defined): letters, digits and the joiners rule names use, starting
+// and ending with a letter or digit.
+var identToken = regexp.MustCompile(`[\pL\pN@](?:[\pL\pN_./@:-]*[\pL\pN])?`)
+
+// identifiers returns the set of identifiers in lower-cased text, each
+// also by its parts (gosec:g201 gives gosec and g201, clippy::unwrap_used
+// gives unwrap_used), so a finding may name a rule qualified or not.
+func identifiers(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range identToken.FindAllString(text, -1) {
+		set[t] = true
+		for _, p := range strings.FieldsFunc(t, func(r rune) bool { return r == '/' || r == ':' }) {
+			set[p] = true
 		}
-		b.WriteRune(r)
 	}
-	return b.String()
+	return set
 }
 
-// ruleAliases maps common lint rule names to words a finding about the same
-// problem uses, so a rule-specific waiver still covers its own finding.
-var ruleAliases = map[string][]string{
-	"errcheck": {"error", "err "}, "wrapcheck": {"error"}, "err113": {"error"},
-	"lll": {"line length", "long line"}, "e501": {"line length", "long line"},
-	"unused": {"unused", "dead code"}, "dead_code": {"unused", "dead code"}, "deadcode": {"unused", "dead code"},
-	"f401": {"unused import"}, "w0611": {"unused import"}, "no-unused-vars": {"unused"},
-	"ineffassign": {"assignment", "never used"}, "staticcheck": {}, "govet": {"vet"},
-	"gocyclo": {"complex"}, "cyclop": {"complex"}, "funlen": {"too long", "length"},
-	"dupl": {"duplicat"}, "goconst": {"constant", "repeated string"},
-	"unchecked": {"unchecked", "cast"}, "deprecation": {"deprecat"},
-	"no-explicit-any": {"any"}, "ban-ts-comment": {"ts-ignore"},
-	"sc2086": {"quot", "word splitting", "glob"}, "sc2046": {"quot", "word splitting"},
+// lastPart is what follows the last "/" or ":" of a qualified name, or ""
+// when there is none.
+func lastPart(s string) string {
+	if i := strings.LastIndexAny(s, "/:"); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	return ""
 }
 
-// covers reports whether a directive with these rules covers a finding
-// whose lower-cased text is text.
-func covers(rules []string, text string) bool {
-	if len(rules) == 0 {
-		return true
-	}
-	norm := func(s string) string { return strings.NewReplacer("_", " ", "-", " ").Replace(s) }
-	ntext := norm(text)
+// ruleCovers reports whether a directive naming rules covers a finding
+// whose subject (what it is about, lower-cased: subjectOf) holds the
+// identifiers ids. A rule covers a finding that names it as a whole
+// identifier, in full (style/stringliterals, clippy::unwrap_used) or by
+// its last part (stringliterals, unwrap_used). Never a substring ("sql"
+// is not in "nosql"), never a plain-words alias (errcheck is not
+// "error"): the rule at hand is the one the finding names.
+func ruleCovers(rules []string, ids map[string]bool) bool {
 	for _, r := range rules {
-		short := r
-		if i := strings.LastIndexAny(short, "/:"); i >= 0 && i < len(short)-1 {
-			short = short[i+1:] // Style/StringLiterals, clippy::unwrap_used
+		if ids[r] {
+			return true
 		}
-		for _, cand := range []string{r, short} {
-			if len(cand) >= 3 && (strings.Contains(text, cand) || strings.Contains(ntext, norm(cand))) {
-				return true
-			}
-		}
-		for _, a := range ruleAliases[short] {
-			if strings.Contains(text, a) {
-				return true
-			}
+		if p := lastPart(r); p != "" && ids[p] {
+			return true
 		}
 	}
 	return false
@@ -240,32 +237,50 @@ func commentOnly(s string) bool {
 	return false
 }
 
-// suppressedAt decides step 6 for one line, given the text of that line and
-// of the line directly above it (ok false: the diff does not show it) and
-// the finding's lower-cased text (for rule-specific directives). severe
-// findings (P0, P1, or the security persona's) yield only to a directive
-// that names their rule: a bare "# noqa" or "//nolint" is a linter's
-// silence, not a reviewer's.
-func suppressedAt(line string, lineOK bool, above string, aboveOK bool, text string, severe bool) bool {
-	covers := func(rules []string, text string) bool {
-		if severe && len(rules) == 0 {
+// site is what the diff shows about a finding's line and the line above
+// it: their text (ok false: the diff does not show the line) and whether
+// the pull request's whole change added them.
+type site struct {
+	line, above           string
+	lineOK, aboveOK       bool
+	lineAdded, aboveAdded bool
+}
+
+// subject is what a directive's rule is compared with: the identifiers of
+// the finding's title, reason and category (never its evidence, which
+// quotes the line and so the directive itself), and whether it is severe
+// (P0, P1, or a security finding).
+type subject struct {
+	ids    map[string]bool
+	severe bool
+}
+
+// suppressedAt decides step 6 for one finding at s. A severe finding
+// yields only to a directive that names its rule and that the pull request
+// did not add: neither the directive's line nor the finding's line is
+// among the lines the PR added. A bare "# noqa" or "//nolint" is a
+// linter's silence, not a reviewer's; and a waiver the author writes, or
+// moves new code under, is the author's word about their own code.
+func suppressedAt(s site, sub subject) bool {
+	allows := func(rules []string, directiveAdded bool) bool {
+		if sub.severe && (len(rules) == 0 || directiveAdded || s.lineAdded) {
 			return false
 		}
-		return covers(rules, text)
+		return len(rules) == 0 || ruleCovers(rules, sub.ids)
 	}
-	if lineOK {
-		for _, h := range hits(line) {
-			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && covers(h.rules, text) {
+	if s.lineOK {
+		for _, h := range hits(s.line) {
+			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && allows(h.rules, s.lineAdded) {
 				return true
 			}
 		}
 	}
-	if !aboveOK {
+	if !s.aboveOK {
 		return false
 	}
-	for _, h := range hits(above) {
-		if h.reach&(reachNext|reachAttribute) != 0 || (h.reach&reachComment != 0 && commentOnly(above)) {
-			if covers(h.rules, text) {
+	for _, h := range hits(s.above) {
+		if h.reach&(reachNext|reachAttribute) != 0 || (h.reach&reachComment != 0 && commentOnly(s.above)) {
+			if allows(h.rules, s.aboveAdded) {
 				return true
 			}
 		}
@@ -273,26 +288,59 @@ func suppressedAt(line string, lineOK bool, above string, aboveOK bool, text str
 	return false
 }
 
-// findingText is what rule names are looked for in.
-func findingText(g group) string {
-	parts := []string{g.f.Title, g.f.WhyItMatters, g.f.SuggestedFix}
-	parts = append(parts, g.f.Evidence...)
-	return strings.ToLower(strings.Join(parts, " \n "))
+// subjectOf is what a finding is about, for step 6: its title, its reason
+// (why_it_matters) and its category (the personas that reported it),
+// lower-cased. Not its evidence, nor its suggested fix: both quote code,
+// and the code carries the directive.
+func subjectOf(g group) subject {
+	parts := append([]string{g.f.Title, g.f.WhyItMatters}, g.f.Reviewers...)
+	return subject{ids: identifiers(strings.ToLower(strings.Join(parts, " \n "))), severe: severe(g.f)}
+}
+
+// addedLines tells which new-side lines the pull request's whole change
+// added: for an incremental re-review that is the PR's change since its
+// base, not the one push under review, so a directive added by an earlier
+// push still counts as the PR's own.
+type addedLines map[string]*diff.File
+
+func newAddedLines(files []*diff.File) addedLines {
+	m := make(addedLines, len(files))
+	for _, f := range files {
+		if f != nil {
+			m[f.Path()] = f
+		}
+	}
+	return m
+}
+
+// added reports whether new-side line n of path is one the PR added; a
+// file the PR's change does not list, or lists without lines, counts as
+// added throughout.
+func (a addedLines) added(path string, n int) bool {
+	f, ok := a[path]
+	if !ok || len(f.Hunks) == 0 {
+		return true // not listed, or no patch (binary): nothing shows the base had it
+	}
+	l, ok := f.NewLine(n)
+	return ok && l.Kind == diff.Add
 }
 
 // suppressLintIgnored is step 6: a finding whose line carries a lint-disable
 // comment, or sits directly under one that covers the next line, is dropped
 // as ReasonLintIgnore. Line text comes from the diff (context and added
 // lines of the new version); a line the diff does not show is not
-// suppressed, since the head file is not fetched at this stage.
-func suppressLintIgnored(gs []group, files fileIndex, dropped map[string]int) []group {
+// suppressed, since the head file is not fetched at this stage. pr is the
+// pull request's whole change, which says what the PR added.
+func suppressLintIgnored(gs []group, files fileIndex, pr addedLines, dropped map[string]int) []group {
 	keep := gs[:0]
 	for _, g := range gs {
 		df, ok := files.lookup(g.f.File)
 		if ok {
-			line, lineOK := files.lineText(df, g.f.Line)
-			above, aboveOK := files.lineText(df, g.f.Line-1)
-			if suppressedAt(line, lineOK, above, aboveOK, findingText(g), severe(g.f)) {
+			var s site
+			s.line, s.lineOK = files.lineText(df, g.f.Line)
+			s.above, s.aboveOK = files.lineText(df, g.f.Line-1)
+			s.lineAdded, s.aboveAdded = pr.added(df.Path(), g.f.Line), pr.added(df.Path(), g.f.Line-1)
+			if suppressedAt(s, subjectOf(g)) {
 				dropped[ReasonLintIgnore]++ // its merged members were counted as duplicates
 				continue
 			}
@@ -302,8 +350,8 @@ func suppressLintIgnored(gs []group, files fileIndex, dropped map[string]int) []
 	return keep
 }
 
-// severe reports whether a bare lint directive must not suppress f: a P0
-// or P1, or a finding any security reviewer reported.
+// severe reports whether f is one a bare or PR-added lint directive must
+// not suppress: a P0 or P1, or a finding any security reviewer reported.
 func severe(f finding.Finding) bool {
 	return f.Severity.Rank() <= finding.P1.Rank() || slices.Contains(f.Reviewers, "security")
 }

@@ -62,12 +62,17 @@ func promote(gs []group) {
 
 // splitPreExisting is step 4: pre-existing findings leave the pipeline here
 // and never reach the gate, the validator or the comment.
-func splitPreExisting(gs []group) (keep, pre []group) {
+func splitPreExisting(gs []group, pr addedLines) (keep, pre []group) {
 	keep = gs[:0] // filtered in place, as in every later step
 	for _, g := range gs {
-		if g.f.PreExisting {
+		// The model's pre_existing is a claim: on a line the pull request
+		// added, the problem is in the PR's own code, so the finding goes on
+		// to the gate and the validator (which asks whether this diff
+		// introduced it) instead of leaving the review unseen.
+		if g.f.PreExisting && !pr.added(g.f.File, g.f.Line) {
 			pre = append(pre, g)
 		} else {
+			g.f.PreExisting = false
 			keep = append(keep, g)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 )
 
@@ -194,14 +195,19 @@ func TestPromote(t *testing.T) {
 }
 
 func TestSplitPreExisting(t *testing.T) {
+	// a.go: lines 1-4 context, 5 added, 6-9 context.
+	pr := newAddedLines([]*diff.File{modified("a.go", 1, "a", "b", "c", "d", "+e", "f", "g", "h", "i")})
 	gs := groupsOf(
 		fnd("new", "a.go", 1, finding.P1, 75),
-		fnd("old", "a.go", 5, finding.P0, 100, preExisting),
+		fnd("old", "a.go", 6, finding.P0, 100, preExisting),
 		fnd("new2", "a.go", 9, finding.P3, 50),
+		// Issue 24: the model calls a problem on an added line pre-existing;
+		// the diff says the PR wrote it.
+		fnd("claimed old", "a.go", 5, finding.P0, 100, preExisting),
 	)
-	keep, pre := splitPreExisting(gs)
-	if len(keep) != 2 || len(pre) != 1 || pre[0].f.Title != "old" {
-		t.Fatalf("got keep %d pre %v; want keep 2, pre [old]", len(keep), findingsOf(pre))
+	keep, pre := splitPreExisting(gs, pr)
+	if len(keep) != 3 || len(pre) != 1 || pre[0].f.Title != "old" {
+		t.Fatalf("got keep %v pre %v; want keep [new new2 claimed old], pre [old]", findingsOf(keep), findingsOf(pre))
 	}
 	for _, g := range keep {
 		if g.f.PreExisting {

@@ -22,7 +22,9 @@ func TestStepOrder(t *testing.T) {
 		"+\treturn",                             // 6
 		"}",                                     // 7
 	)
-	files := []*diff.File{src, added("pkg/a_test.go", "package a", "func TestF(t *testing.T) {}")}
+	// b.go: an unchanged line under a blanket directive, and one added.
+	old := modified("pkg/b.go", 1, "\tx := legacy() //nolint", "+\ty := 1")
+	files := []*diff.File{src, added("pkg/a_test.go", "package a", "func TestF(t *testing.T) {}"), old}
 	type want struct {
 		gated     []string // "title@anchor reviewers..." in order
 		belowBar  int
@@ -80,17 +82,17 @@ func TestStepOrder(t *testing.T) {
 		{
 			name: "lint-ignore drops a merged finding on a suppressed line once",
 			in: Input{Files: files, Results: []PersonaResult{
-				res("security", fnd("Error ignored", "pkg/a.go", 4, finding.P1, 75)),
-				res("correctness", fnd("error ignored", "pkg/a.go", 5, finding.P2, 75)),
+				res("correctness", fnd("errcheck: Error ignored", "pkg/a.go", 4, finding.P2, 75)),
+				res("reliability", fnd("errcheck: error ignored", "pkg/a.go", 5, finding.P3, 75)),
 			}},
 			want: want{byReason: map[string]int{ReasonDuplicate: 1, ReasonLintIgnore: 1}, byAnchor: map[int]int{}},
 		},
 		{
 			name: "suppression forbidden keeps the finding",
 			in: Input{Files: files, SuppressionForbidden: true, Results: []PersonaResult{
-				res("security", fnd("Error ignored", "pkg/a.go", 4, finding.P1, 75)),
+				res("correctness", fnd("errcheck: Error ignored", "pkg/a.go", 4, finding.P2, 75)),
 			}},
-			want: want{gated: []string{"Error ignored@75"}, byReason: map[string]int{}, byAnchor: map[int]int{}},
+			want: want{gated: []string{"errcheck: Error ignored@75"}, byReason: map[string]int{}, byAnchor: map[int]int{}},
 		},
 		{
 			name: "demotion runs before the gate: a demoted 50 counts as demoted, not below gate",
@@ -125,10 +127,17 @@ func TestStepOrder(t *testing.T) {
 		{
 			name: "pre-existing splits off before lint-ignore, demotion and the gate",
 			in: Input{Files: files, Results: []PersonaResult{
-				res("security", fnd("Old bug", "pkg/a.go", 4, finding.P1, 25, preExisting)),
+				res("security", fnd("Old bug", "pkg/b.go", 1, finding.P3, 25, preExisting)),
 				res("testing", fnd("Untested legacy branch", "pkg/a.go", 1, finding.P3, 50, advisory, preExisting)),
 			}},
 			want: want{pre: 2, byReason: map[string]int{}, byAnchor: map[int]int{}},
+		},
+		{
+			name: "a pre-existing claim on a line the PR added does not split it off",
+			in: Input{Files: files, Results: []PersonaResult{
+				res("security", fnd("Shell built from input", "pkg/a.go", 5, finding.P1, 75, preExisting)),
+			}},
+			want: want{gated: []string{"Shell built from input@75"}, byReason: map[string]int{}, byAnchor: map[int]int{}},
 		},
 		{
 			name: "P0 at 50 goes below the bar, not into Gated",

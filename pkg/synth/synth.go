@@ -15,7 +15,9 @@
 //     of each other and that describe the same problem (the same normalized
 //     title, or what they say overlaps: similar.go);
 //  3. promote: two or more distinct personas raise the anchor one step;
-//  4. split off pre-existing findings (they never leave the review);
+//  4. split off pre-existing findings (they never leave the review), but
+//     never one on a line the pull request added: the model's claim does
+//     not outweigh the diff;
 //  5. merge routing conservatively (autofix_class, owner,
 //     requires_verification);
 //  6. drop findings under a lint-disable comment;
@@ -78,6 +80,12 @@ type Input struct {
 	// (diff.File.Path). Step 1 anchors findings to their quoted code in them;
 	// for a file without an entry it searches the lines the diff shows.
 	Heads map[string]string
+	// Changed is the pull request's whole change of the files in Files
+	// (from its base commit): step 6 reads from it which lines the PR
+	// added, so a directive an earlier push of the PR added is still the
+	// PR's own in an incremental re-review. nil means Files is the whole
+	// change. A file missing from it counts as added throughout.
+	Changed []*diff.File
 	// SuppressionForbidden turns step 6 off: a project-standards rule forbids
 	// lint suppressions, so a suppressed line is still reviewed.
 	SuppressionForbidden bool
@@ -129,15 +137,20 @@ func Synthesize(in Input) Output {
 	groups := dedupe(fs, quoted, out.DroppedByReason)
 	// 3. promote
 	promote(groups)
-	// 4. split off pre-existing
-	groups, pre := splitPreExisting(groups)
+	// 4. split off pre-existing (never a finding on a line the PR added)
+	changed := in.Changed
+	if changed == nil {
+		changed = in.Files
+	}
+	added := newAddedLines(changed)
+	groups, pre := splitPreExisting(groups, added)
 	// 5. merge routing conservatively (pre-existing findings too, so the
 	// report-path JSON shows the merged values)
 	routeConservatively(groups)
 	routeConservatively(pre)
 	// 6. lint-ignore suppression
 	if !in.SuppressionForbidden {
-		groups = suppressLintIgnored(groups, files, out.DroppedByReason)
+		groups = suppressLintIgnored(groups, files, added, out.DroppedByReason)
 	}
 	// 7. mode-aware demotion
 	groups, out.Demoted, out.Demotions = demote(groups, in.Mode, out.DroppedByReason)

@@ -1,0 +1,89 @@
+package review
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/scope"
+)
+
+// readBinarySource reviews as text every changed file GitHub calls binary
+// that is source code by its name, or text by its content: one NUL byte
+// makes git call a .js binary and give no patch, and node runs it all the
+// same. Both versions are read and their change becomes the file's diff.
+// A file that cannot be read leaves the review incomplete: its lines
+// reached no persona. Every such file is read, whatever its name: node
+// loads a required ./x.png as JavaScript all the same.
+func (rn *reviewRun) readBinarySource(ctx context.Context) {
+	var keep []Excluded
+	for _, e := range rn.sc.Excluded {
+		f := rn.binaryFile(e)
+		if f == nil {
+			keep = append(keep, e)
+			continue
+		}
+		text, err := rn.asText(ctx, f)
+		switch {
+		case err != nil:
+			rn.o.logf("scope: %s: GitHub calls it binary and it could not be read as text: %v", e.Path, err)
+			rn.res.incomplete("%s changed but not reviewed: GitHub calls it binary and it could not be read as text", e.Path)
+			keep = append(keep, Excluded{Path: e.Path, Reason: "binary per GitHub; could not be read as text"})
+		case text == nil:
+			keep = append(keep, e) // binary by its content too
+		case len(text.Hunks) == 0:
+			keep = append(keep, Excluded{Path: e.Path, Reason: scope.ReasonNoChange})
+		default:
+			rn.o.logf("scope: %s: GitHub calls it binary; reviewed as text", e.Path)
+			rn.sc.Files = append(rn.sc.Files, text)
+			if scope.Executable(text.Path()) {
+				rn.sc.ExecutableLines += text.Added() + text.Deleted()
+			}
+		}
+	}
+	rn.sc.Excluded = keep
+}
+
+// binaryFile is the diff's file behind an exclusion when GitHub called it
+// binary; nil otherwise.
+func (rn *reviewRun) binaryFile(e Excluded) *diff.File {
+	if e.Reason != scope.ReasonBinary {
+		return nil
+	}
+	for _, f := range rn.in.diff.Files {
+		if f.Path() == e.Path && f.Binary && f.Status != diff.Deleted {
+			return f
+		}
+	}
+	return nil
+}
+
+// asText reads both versions of f and returns their change; nil when the
+// new version is binary by its content too and its name is not source.
+func (rn *reviewRun) asText(ctx context.Context, f *diff.File) (*diff.File, error) {
+	newText, found, err := rn.head(ctx, f.Path())
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, fmt.Errorf("%s is not at the head commit", f.Path())
+	}
+	if !scope.Source(f.Path()) && !scope.LooksLikeText(newText) {
+		return nil, nil
+	}
+	oldText := ""
+	if f.Status != diff.Added {
+		if rn.in.old == nil {
+			return nil, fmt.Errorf("%s: no base version to read", f.OldPath)
+		}
+		var found bool
+		oldText, found, err = rn.in.old(ctx, f.OldPath)
+		switch {
+		case err != nil:
+			return nil, err
+		case !found:
+			return nil, fmt.Errorf("%s is not at the base of the change", f.OldPath)
+		}
+	}
+	return diff.FromTexts(f.OldPath, f.NewPath, f.Status, oldText, newText)
+}
