@@ -186,7 +186,9 @@ type Config struct {
 	Repo       string // name part of Repository
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
-	RunnerTemp string // RUNNER_TEMP
+	// Workspace is GITHUB_WORKSPACE, where files for later steps go
+	// (StepFileDir); "" outside Actions means the current directory.
+	Workspace string
 
 	// inputs holds every input as read (defaults applied) and explicit the
 	// inputs the workflow set to a non-default value: ApplyRepoConfig
@@ -357,7 +359,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	}
 	c.EventName = env("GITHUB_EVENT_NAME")
 	c.EventPath = env("GITHUB_EVENT_PATH")
-	c.RunnerTemp = env("RUNNER_TEMP")
+	c.Workspace = env("GITHUB_WORKSPACE")
 
 	if len(p.list) > 0 {
 		return c, &ConfigError{Problems: p.list}

@@ -155,10 +155,10 @@ func TestLoadConfigInputs(t *testing.T) {
 		{"fake server API URL", with(minimal(), "GITHUB_API_URL", "http://127.0.0.1:41234/"),
 			func(c Config) (any, any) { return c.APIURL, "http://127.0.0.1:41234/" }},
 		{"environment", with(minimal(), "GITHUB_REPOSITORY", "octo-org/octo-repo", "GITHUB_EVENT_NAME", "pull_request",
-			"GITHUB_EVENT_PATH", "/github/workflow/event.json", "RUNNER_TEMP", "/home/runner/work/_temp"),
+			"GITHUB_EVENT_PATH", "/github/workflow/event.json", "GITHUB_WORKSPACE", "/github/workspace"),
 			func(c Config) (any, any) {
-				return []string{c.Repository, c.Owner, c.Repo, c.EventName, c.EventPath, c.RunnerTemp},
-					[]string{"octo-org/octo-repo", "octo-org", "octo-repo", "pull_request", "/github/workflow/event.json", "/home/runner/work/_temp"}
+				return []string{c.Repository, c.Owner, c.Repo, c.EventName, c.EventPath, c.Workspace},
+					[]string{"octo-org/octo-repo", "octo-org", "octo-repo", "pull_request", "/github/workflow/event.json", "/github/workspace"}
 			}},
 	}
 	for _, tt := range tests {

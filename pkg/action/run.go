@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,8 +192,8 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
-	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
-	out.SARIFPath = writeSARIF(c.RunnerTemp, c.Mode, res, c.Secrets(), logf)
+	out.ReportPath = writeReport(c.Workspace, res, c.Secrets(), logf)
+	out.SARIFPath = writeSARIF(c.Workspace, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 	return Outcome(res, out, c.FailOn, err)
 }
@@ -593,22 +592,22 @@ func (p publisher) own(cs []github.Comment, login string) []github.Comment {
 	return out
 }
 
-// writeReport writes the whole result as JSON for report-path. The result
-// holds model text verbatim, and a model can echo a secret, so every secret
-// is redacted from the encoded file (SPEC section 4: never in outputs).
-func writeReport(dir string, res review.Result, secrets []string, logf func(string, ...any)) string {
-	if dir == "" {
-		dir = os.TempDir()
-	}
+// ReportFile is the name of the report-path file under StepFileDir.
+const ReportFile = "anchor-review-report.json"
+
+// writeReport writes the whole result as JSON for report-path, under the
+// workspace (writeStepFile). The result holds model text verbatim, and a
+// model can echo a secret, so every secret is redacted from the encoded
+// file (SPEC section 4: never in outputs).
+func writeReport(workspace string, res review.Result, secrets []string, logf func(string, ...any)) string {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		logf("anchor-review: cannot encode the report: %v", err)
 		return ""
 	}
-	b = report.RedactJSON(b, secrets)
-	path := filepath.Join(dir, "anchor-review-report.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		logf("anchor-review: cannot write %s: %v", path, err)
+	path, err := writeStepFile(workspace, ReportFile, report.RedactJSON(b, secrets))
+	if err != nil {
+		logf("anchor-review: cannot write the report file: %v", err)
 		return ""
 	}
 	return path

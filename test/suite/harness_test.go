@@ -111,7 +111,7 @@ func newWorld(t *testing.T) *world {
 		"GITHUB_REPOSITORY":   owner + "/" + repoName,
 		"GITHUB_OUTPUT":       w.touch("output"),
 		"GITHUB_STEP_SUMMARY": w.touch("summary.md"),
-		"RUNNER_TEMP":         w.dir,
+		"GITHUB_WORKSPACE":    w.dir,
 		"INPUT_GITHUB-TOKEN":  ghToken,
 		"INPUT_API-KEY":       apiKey,
 		"INPUT_BASE-URL":      w.model.URL,
