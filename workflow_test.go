@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,6 +65,52 @@ func TestWorkflowsRunTheCommand(t *testing.T) {
 		}
 		if !job.Concurrency.CancelInProgress {
 			t.Errorf("%s: the concurrency group does not cancel the older run", name)
+		}
+	}
+}
+
+// TestWorkflowsAskForTheLeastPermissions: every workflow the README shows
+// with the action, and the repository's own, ask for what the action's
+// REST calls need (contents: read, pull-requests: write, checks: write) and
+// no issues: write: the report is an issue comment on a pull request, which
+// GitHub lets pull-requests: write create, edit, delete and react to.
+func TestWorkflowsAskForTheLeastPermissions(t *testing.T) {
+	blocks := map[string]string{".github/workflows/review.yml": readRepoFile(t, ".github/workflows/review.yml")}
+	for i, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readRepoFile(t, "README.md"), -1) {
+		if strings.Contains(m[1], "uses: anchor-review/anchor-review@") {
+			blocks[fmt.Sprintf("README.md workflow %d", i+1)] = m[1]
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("found %d workflows using the action; want the repository's and at least two in the README", len(blocks))
+	}
+	for name, text := range blocks {
+		var w struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Jobs        map[string]struct {
+				Permissions map[string]string `yaml:"permissions"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &w); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		perms := w.Permissions
+		for _, j := range w.Jobs {
+			if j.Permissions != nil {
+				perms = j.Permissions
+			}
+		}
+		if perms == nil {
+			t.Errorf("%s: no permissions block", name)
+			continue
+		}
+		if v, ok := perms["issues"]; ok {
+			t.Errorf("%s: asks for issues: %s; pull-requests: write covers a pull request's comments", name, v)
+		}
+		for k, v := range map[string]string{"contents": "read", "pull-requests": "write", "checks": "write"} {
+			if perms[k] != v {
+				t.Errorf("%s: %s: %q; want %s", name, k, perms[k], v)
+			}
 		}
 	}
 }

@@ -3,9 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 )
 
 // TestFilesOutliveTheContainer: a Docker action's files for later steps
@@ -42,5 +45,61 @@ func TestFilesOutliveTheContainer(t *testing.T) {
 		if out == "sarif-path" && v["version"] != "2.1.0" {
 			t.Errorf("sarif-path version %v; want 2.1.0", v["version"])
 		}
+	}
+}
+
+// TestOllamaServiceContainer: a model served beside the job is reached by
+// its service container's hostname with no api-key (the README's
+// workflow). The fake model server stands in for http://ollama:11434 as
+// the HTTP proxy the request goes through, so the binary really asks for
+// that host; it must send no Authorization header.
+func TestOllamaServiceContainer(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": "http://ollama:11434/v1", "HTTP_PROXY": s.model.URL})
+
+	if r.exit != 0 || r.outputs["conclusion"] != "success" {
+		t.Fatalf("exit %d conclusion %q; want 0 success%s", r.exit, r.outputs["conclusion"], r.logs())
+	}
+	reqs := s.model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request reached the fake server")
+	}
+	for _, q := range reqs {
+		if v, ok := q.Header["Authorization"]; ok {
+			t.Errorf("a request to %s carried Authorization %q; want none without a key", q.Path, v)
+		}
+	}
+}
+
+// TestUnauthorizedNamesAPIKey: an endpoint that wants a key the run does
+// not have stops the run at the first 401 with one error naming api-key.
+func TestUnauthorizedNamesAPIKey(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Unauthorized() })
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": "http://ollama:11434/v1", "HTTP_PROXY": s.model.URL})
+
+	if r.exit != 3 {
+		t.Errorf("exit %d; want 3 (the endpoint refused the run)%s", r.exit, r.logs())
+	}
+	if !strings.Contains(r.stderr, "api-key") {
+		t.Errorf("the error does not name api-key%s", r.logs())
+	}
+	// Calls already in flight when the first 401 came back are answered
+	// too; none is retried, and the validator is never asked.
+	seen := map[string]bool{}
+	for _, q := range s.model.Requests() {
+		if seen[q.Persona] || q.Persona == llm.Validator {
+			t.Errorf("persona %s asked again after a 401", q.Persona)
+		}
+		seen[q.Persona] = true
 	}
 }

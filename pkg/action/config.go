@@ -15,10 +15,13 @@
 // LoadConfig validates everything before any API call and reports every
 // problem at once, each naming its input; the error matches ErrConfig.
 //
-// The api-key input is required unless base-url points at the local machine
-// (host localhost, *.localhost, or a loopback address such as 127.0.0.1 or
-// [::1]), which is how a self-hosted runner talks to Ollama or a local vLLM
-// without a key. The model defaults to gpt-4.1-mini: current, cheap and
+// The api-key input is required only for the default base-url (OpenAI).
+// Any other endpoint may need none: a model served beside the job (an
+// Ollama service container, reached as http://ollama:11434/v1, since inside
+// the action's container localhost is the container itself), a vLLM on the
+// network. With no key no Authorization header is sent, and an endpoint
+// that answers 401 stops the run with an error naming api-key. The model
+// defaults to gpt-4.1-mini: current, cheap and
 // offered by OpenAI and Azure OpenAI alike; strong-model and
 // validator-model default to model.
 package action
@@ -26,7 +29,6 @@ package action
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -268,13 +270,13 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	}
 
 	c.BaseURL = strings.TrimRight(in["base-url"], "/")
-	baseURL, err := httpURL(c.BaseURL)
+	_, err := httpURL(c.BaseURL)
 	if err != nil {
 		p.add("base-url", err.Error())
 	}
 	c.APIKey = in["api-key"]
-	if c.APIKey == "" && (baseURL == nil || !loopback(baseURL)) {
-		p.add("api-key", "is required unless base-url is a local endpoint (localhost or a loopback address)")
+	if c.APIKey == "" && (err != nil || NeedsKey(c.BaseURL)) {
+		p.add("api-key", "is required for "+DefaultBaseURL+" (another base-url, such as a local model server, may need none)")
 	}
 
 	c.Model = in["model"]
@@ -426,22 +428,12 @@ func httpURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Loopback reports whether the URL s points at the machine the action runs
-// on (localhost, *.localhost, a loopback address), where a local model
-// server needs no api-key.
-func Loopback(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Host != "" && loopback(u)
-}
-
-// loopback reports whether u points at the machine the action runs on.
-func loopback(u *url.URL) bool {
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+// NeedsKey reports whether the endpoint base needs an api-key for certain:
+// the default one (OpenAI's API) does. Any other may be a model server
+// that wants none (Ollama, vLLM); it answers 401 when it does.
+func NeedsKey(base string) bool {
+	u, err := url.Parse(base)
+	return err != nil || strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), "api.openai.com")
 }
 
 // splitLines splits a newline-separated list, dropping blank lines and

@@ -146,6 +146,10 @@ func TestLoadConfigInputs(t *testing.T) {
 			func(c Config) (any, any) { return c.BaseURL, "http://127.0.0.1:8000/v1" }},
 		{"no api-key for [::1]", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://[::1]:8000/v1"),
 			func(c Config) (any, any) { return c.BaseURL, "http://[::1]:8000/v1" }},
+		{"no api-key for a service container", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://ollama:11434/v1"),
+			func(c Config) (any, any) { return c.APIKey + "|" + c.BaseURL, "|http://ollama:11434/v1" }},
+		{"no api-key for a remote http endpoint", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://10.0.0.5:8000/v1"),
+			func(c Config) (any, any) { return c.BaseURL, "http://10.0.0.5:8000/v1" }},
 		{"no api-key for ollama.localhost", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "https://ollama.localhost/v1"),
 			func(c Config) (any, any) { return c.BaseURL, "https://ollama.localhost/v1" }},
 		{"GHES API URL", with(minimal(), "GITHUB_API_URL", "https://ghe.example.com/api/v3", "GITHUB_SERVER_URL", "https://ghe.example.com/"),
@@ -185,8 +189,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"no github-token", with(minimal(), "INPUT_GITHUB-TOKEN", ""), []string{"github-token"}},
 		{"literal token default", with(minimal(), "INPUT_GITHUB-TOKEN", "${{ github.token }}"), []string{"github-token"}},
 		{"no api-key", with(minimal(), "INPUT_API-KEY", "  "), []string{"api-key"}},
-		{"no api-key for a remote http endpoint", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://10.0.0.5:8000/v1"), []string{"api-key"}},
-		{"no api-key for a look-alike host", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://localhost.evil.example/v1"), []string{"api-key"}},
+		{"no api-key for the default endpoint spelled out", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "https://API.openai.com/v1/"), []string{"api-key"}},
 		{"base-url not a URL", with(minimal(), "INPUT_BASE-URL", "api.openai.com/v1"), []string{"base-url"}},
 		{"base-url bad scheme", with(minimal(), "INPUT_BASE-URL", "ftp://example.com"), []string{"base-url"}},
 		{"base-url with credentials", with(minimal(), "INPUT_BASE-URL", "https://user:secret@example.com/v1"), []string{"base-url"}},
@@ -397,6 +400,18 @@ func TestSplitRepository(t *testing.T) {
 	} {
 		if _, _, got := SplitRepository(s); got != ok {
 			t.Errorf("SplitRepository(%q) ok = %v; want %v", s, got, ok)
+		}
+	}
+}
+
+func TestNeedsKey(t *testing.T) {
+	for u, want := range map[string]bool{
+		DefaultBaseURL: true, "https://api.openai.com/v1/": true, "https://API.OpenAI.com./v1": true,
+		"http://ollama:11434/v1": false, "http://localhost:11434/v1": false, "http://127.0.0.1:8000": false,
+		"https://gateway.example.com/v1": false, "https://api.openai.com.evil.example/v1": false,
+	} {
+		if got := NeedsKey(u); got != want {
+			t.Errorf("NeedsKey(%q) = %v; want %v", u, got, want)
 		}
 	}
 }

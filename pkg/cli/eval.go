@@ -114,7 +114,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
-		if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
+		if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
 		}
 		mc.Schemas = prompts.Schemas()

@@ -115,7 +115,7 @@ Flags:`)
 		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
 		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
 	}
-	if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
+	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}
 	live, err := newModel(mc)
@@ -189,10 +189,6 @@ func (f *reviewFlags) check(rest []string) error {
 	f.failOn = failOn
 	return nil
 }
-
-// localEndpoint reports whether u is an endpoint on this machine (no key
-// needed), with the Action's own rule.
-func localEndpoint(u string) bool { return action.Loopback(u) }
 
 // reviewWith runs the review with the given model; gh, when not nil,
 // replaces the real GitHub client (tests).

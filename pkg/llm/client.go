@@ -37,7 +37,7 @@ type Config struct {
 	// "https://api.openai.com/v1" or "http://localhost:8000/v1".
 	BaseURL string
 	// APIKey is sent as a bearer token (Azure: the api-key header) and is
-	// redacted from every error text.
+	// redacted from every error text. Empty sends no credential header.
 	APIKey string
 	// Azure selects Azure OpenAI; it is also inferred from a BaseURL host
 	// under openai.azure.com or cognitiveservices.azure.com. On Azure the
@@ -369,19 +369,31 @@ func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 	var re *openai.RequestError
 	switch {
 	case errors.As(err, &oe):
-		return out, got.header, &APIError{
+		return out, got.header, c.apiError(&APIError{
 			Status:  oe.HTTPStatusCode,
 			Code:    c.redact(codeString(oe.Code)),
 			Type:    c.redact(oe.Type),
 			Message: c.redact(truncate(oe.Message)),
-		}
+		})
 	case errors.As(err, &re):
-		return out, got.header, &APIError{
+		return out, got.header, c.apiError(&APIError{
 			Status:  re.HTTPStatusCode,
 			Message: c.redact(truncate(string(re.Body))),
-		}
+		})
 	}
 	return out, got.header, c.safe(err)
+}
+
+// apiError adds what to check to an error answer: a 401 is about the key
+// (api-key), and without one, that the endpoint wants one.
+func (c *Client) apiError(e *APIError) *APIError {
+	if e.Status == http.StatusUnauthorized {
+		e.Hint = "the endpoint refused the api-key"
+		if c.cfg.APIKey == "" {
+			e.Hint = "the endpoint wants an api-key, and none was set"
+		}
+	}
+	return e
 }
 
 // safe returns err, or when its text carries a secret, a new error with the
@@ -491,6 +503,11 @@ func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
 	// go-openai sends Go's default User-Agent; the endpoint's operator sees
 	// which tool, at which version, is calling.
 	req.Header.Set("User-Agent", d.userAgent)
+	// With no key, no credential header at all (go-openai sends an empty
+	// Azure api-key header): a keyless local server sees no credential.
+	if req.Header.Get("api-key") == "" {
+		req.Header.Del("api-key")
+	}
 	resp, err := d.hc.Do(req)
 	if c, ok := req.Context().Value(captureKey{}).(*captured); ok && resp != nil {
 		c.header = resp.Header.Clone()

@@ -710,3 +710,48 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+// TestNoKeySendsNoCredential: a keyless endpoint (an Ollama service
+// container) gets no Authorization or api-key header at all, on the wire.
+func TestNoKeySendsNoCredential(t *testing.T) {
+	t.Parallel()
+	for _, azure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("azure=%v", azure), func(t *testing.T) {
+			t.Parallel()
+			s := fakeServer(t)
+			c, _ := newClient(t, s, func(c *llm.Config) {
+				c.APIKey, c.Azure = "", azure
+				if azure {
+					c.BaseURL = s.URL // Azure paths start at the host
+				}
+			})
+			if _, err := c.Complete(context.Background(), request("correctness")); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			h := s.Requests()[0].Header
+			for _, name := range []string{"Authorization", "Api-Key"} {
+				if v, ok := h[name]; ok {
+					t.Errorf("header %s = %q sent; want none without a key", name, v)
+				}
+			}
+		})
+	}
+}
+
+// TestUnauthorizedNamesAPIKey: a 401 is fatal and says to check api-key,
+// whether a key was sent or none was.
+func TestUnauthorizedNamesAPIKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{testKey: "refused the api-key", "": "wants an api-key, and none was set"} {
+		s := fakeServer(t)
+		c, _ := newClient(t, s, func(c *llm.Config) { c.APIKey = key })
+		s.Script("correctness", llmtest.Unauthorized())
+		_, err := c.Complete(context.Background(), request("correctness"))
+		if !llm.Fatal(err) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("key %q: got %v (fatal %v); want a fatal error saying %q", key, err, llm.Fatal(err), want)
+		}
+		if n := len(s.Requests()); n != 1 {
+			t.Errorf("key %q: %d requests; want 1 (a 401 is not retried)", key, n)
+		}
+	}
+}

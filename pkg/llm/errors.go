@@ -16,6 +16,8 @@ type APIError struct {
 	Code    string // the error's code (or empty)
 	Type    string // the error's type (or empty)
 	Message string // the server's message, redacted and truncated
+	// Hint says what to check, in our words (a 401 names api-key).
+	Hint string
 }
 
 // Error describes the answer: status, code and type, the redacted message.
@@ -27,6 +29,9 @@ func (e *APIError) Error() string {
 	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
+	}
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
 	}
 	return b.String()
 }
