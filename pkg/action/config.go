@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -55,8 +56,10 @@ const (
 	DefaultMaxInputTokens    = review.DefaultMaxInputTokens
 	DefaultValidatorBatching = review.ValidatePerFinding
 	DefaultBotLogin          = "github-actions[bot]"
-	DefaultAPIURL            = "https://api.github.com/"
-	DefaultServerURL         = "https://github.com"
+	// DefaultDeadlineMinutes bounds a whole run (input deadline-minutes).
+	DefaultDeadlineMinutes = 15
+	DefaultAPIURL          = "https://api.github.com/"
+	DefaultServerURL       = "https://github.com"
 )
 
 // Modes of the mode input.
@@ -91,6 +94,9 @@ const (
 	// prompt; above 2,000,000 no model accepts it.
 	MinMaxInputTokens = 4000
 	MaxMaxInputTokens = 2000000
+	// A job runs at most 6 hours on GitHub-hosted runners.
+	MinDeadlineMinutes = 1
+	MaxDeadlineMinutes = 360
 )
 
 // Names of the step outputs (SPEC section 3).
@@ -138,6 +144,7 @@ func Inputs() []Input {
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
 		{Name: "max-input-tokens", Default: strconv.Itoa(DefaultMaxInputTokens)},
+		{Name: "deadline-minutes", Default: strconv.Itoa(DefaultDeadlineMinutes)},
 		{Name: "validator-batching", Default: DefaultValidatorBatching},
 		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
@@ -180,6 +187,9 @@ type Config struct {
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
 	Inline     bool // post the findings on their lines as one review
+	// Deadline bounds the whole run, publishing included (input
+	// deadline-minutes); tests may set less than a minute.
+	Deadline time.Duration
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -335,6 +345,8 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
 	c.Inline = p.boolean("inline", in["inline"])
+
+	c.Deadline = time.Duration(p.number("deadline-minutes", in["deadline-minutes"], MinDeadlineMinutes, MaxDeadlineMinutes)) * time.Minute
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {

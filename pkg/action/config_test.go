@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 )
@@ -56,6 +57,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		BotLogin:          "github-actions[bot]",
 		OnNewCommits:      "review",
 		Incomplete:        "failure",
+		Deadline:          15 * time.Minute,
 		APIURL:            "https://api.github.com/",
 		ServerURL:         "https://github.com",
 	}
@@ -201,6 +203,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"pr-number too big", with(minimal(), "INPUT_PR-NUMBER", "99999999999"), []string{"pr-number"}},
 		{"pr-number float", with(minimal(), "INPUT_PR-NUMBER", "4.0"), []string{"pr-number"}},
 		{"mode", with(minimal(), "INPUT_MODE", "approve"), []string{"mode"}},
+		{"deadline-minutes zero", with(minimal(), "INPUT_DEADLINE-MINUTES", "0"), []string{"deadline-minutes"}},
+		{"deadline-minutes past a job's 6 hours", with(minimal(), "INPUT_DEADLINE-MINUTES", "361"), []string{"deadline-minutes"}},
+		{"deadline-minutes not a number", with(minimal(), "INPUT_DEADLINE-MINUTES", "1.5"), []string{"deadline-minutes"}},
 		{"fail-on P4", with(minimal(), "INPUT_FAIL-ON", "P4"), []string{"fail-on"}},
 		{"fail-on high", with(minimal(), "INPUT_FAIL-ON", "high"), []string{"fail-on"}},
 		{"exclude bad glob", with(minimal(), "INPUT_EXCLUDE", "ok/**\nsrc/[abc"), []string{"exclude"}},
