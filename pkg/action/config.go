@@ -56,11 +56,12 @@ const (
 	DefaultMaxInputTokens    = review.DefaultMaxInputTokens
 	DefaultValidatorBatching = review.ValidatePerFinding
 	DefaultBotLogin          = "github-actions[bot]"
-	// DefaultDeadlineMinutes bounds a whole run (input deadline-minutes).
-	DefaultDeadlineMinutes = 15
-	DefaultAPIURL          = "https://api.github.com/"
-	DefaultServerURL       = "https://github.com"
+	DefaultAPIURL            = "https://api.github.com/"
+	DefaultServerURL         = "https://github.com"
 )
+
+// DefaultDeadlineMinutes bounds a whole run (input deadline-minutes).
+const DefaultDeadlineMinutes = 15
 
 // Modes of the mode input.
 const (
