@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -85,6 +87,15 @@ type Client struct {
 	// jsonObject is set once a server rejects json_schema mode; from then on
 	// every request uses json_object mode with the schema in the prompt.
 	jsonObject atomic.Bool
+	// unreachable holds the ErrUnreachable of the first call whose every
+	// attempt failed to connect: later calls return it without a request,
+	// so a wrong base-url costs one call's retries, not every persona's.
+	unreachable atomic.Pointer[error]
+	// probe is closed when the call retrying an endpoint that refused to
+	// connect ends; while it is open, other calls that could not connect
+	// wait for it instead of retrying on their own (nil: no probe).
+	probeMu sync.Mutex
+	probe   chan struct{}
 
 	mu    sync.Mutex
 	total Usage
@@ -259,10 +270,14 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 // exchange sends msgs until an answer arrives, retrying transient faults.
 // It returns the answer's raw content.
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
-	failures := 0
+	failures, unconnected := 0, 0
+	defer c.endProbe(&unconnected)
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
+		}
+		if e := c.unreachable.Load(); e != nil {
+			return "", *e
 		}
 		if !time.Now().Before(c.deadline) {
 			return "", ErrBudget
@@ -295,8 +310,26 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			return "", err
 		}
 		// 429, 5xx, or a transport error: transient.
+		if notConnected(err) {
+			if wait := c.joinProbe(unconnected); wait != nil {
+				// Another call is already finding out whether the endpoint
+				// is there: its answer is this call's.
+				select {
+				case <-wait:
+				case <-ctx.Done():
+					return "", context.Cause(ctx)
+				}
+				continue
+			}
+			unconnected++
+		}
 		failures++
 		if failures >= c.cfg.MaxAttempts {
+			if unconnected == failures {
+				e := fmt.Errorf("%w: base-url %s: no attempt of %d connected (check base-url, and that the server is up): %w", ErrUnreachable, c.cfg.BaseURL, failures, err)
+				c.unreachable.CompareAndSwap(nil, &e)
+				return "", *c.unreachable.Load()
+			}
 			return "", fmt.Errorf("gave up after %d attempts: %w", failures, err)
 		}
 		d := c.backoff(failures, hdr)
@@ -459,6 +492,44 @@ func parseDuration(v string, unit float64) (time.Duration, bool) {
 		return time.Duration(math.MaxInt64), true
 	}
 	return time.Duration(ns), true
+}
+
+// joinProbe makes this call the one that retries an endpoint that refused
+// to connect (nil), or returns the channel of the call already doing so.
+// unconnected > 0 means this call is that one.
+func (c *Client) joinProbe(unconnected int) <-chan struct{} {
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if unconnected > 0 || c.probe == nil {
+		if c.probe == nil {
+			c.probe = make(chan struct{})
+		}
+		return nil
+	}
+	return c.probe
+}
+
+// endProbe releases the calls waiting on this one, if it was the probe.
+func (c *Client) endProbe(unconnected *int) {
+	if *unconnected == 0 {
+		return
+	}
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if c.probe != nil {
+		close(c.probe)
+		c.probe = nil
+	}
+}
+
+// notConnected reports whether a request failed before reaching any
+// server: the connection was refused or the host name does not resolve.
+func notConnected(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) && dns.IsNotFound
 }
 
 func usageOf(u openai.Usage) Usage {

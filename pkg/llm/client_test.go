@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -753,5 +754,78 @@ func TestUnauthorizedNamesAPIKey(t *testing.T) {
 		if n := len(s.Requests()); n != 1 {
 			t.Errorf("key %q: %d requests; want 1 (a 401 is not retried)", key, n)
 		}
+	}
+}
+
+// TestUnreachableEndpoint: a base-url where nothing listens fails the call
+// after its attempts with a fatal error naming base-url, and every later
+// call of the client fails at once, without a request (a wrong base-url
+// costs one call's retries, not every persona's).
+func TestUnreachableEndpoint(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	ln.Close() // connection refused from now on
+	sl := &sleeper{}
+	c, err := llm.New(llm.Config{BaseURL: base, APIKey: testKey, Sleep: sl.Sleep, Schemas: prompts.Schemas()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Complete(context.Background(), request("correctness"))
+	if !errors.Is(err, llm.ErrUnreachable) || !llm.Fatal(err) || !strings.Contains(err.Error(), "base-url") {
+		t.Fatalf("first call: %v; want a fatal ErrUnreachable naming base-url", err)
+	}
+	if first.Attempts != llm.DefaultMaxAttempts {
+		t.Errorf("first call made %d attempts; want %d", first.Attempts, llm.DefaultMaxAttempts)
+	}
+	second, err := c.Complete(context.Background(), request("security"))
+	if !errors.Is(err, llm.ErrUnreachable) || second.Attempts != 0 {
+		t.Errorf("second call: %v after %d attempts; want ErrUnreachable at once", err, second.Attempts)
+	}
+	if n := len(sl.Waits()); n != llm.DefaultMaxAttempts-1 {
+		t.Errorf("%d backoff waits; want %d (the first call's only)", n, llm.DefaultMaxAttempts-1)
+	}
+}
+
+// TestUnreachableEndpointConcurrentCalls: personas calling at once do not
+// each retry a refused endpoint: one call retries, the others wait for its
+// answer, and all end with the same fatal error.
+func TestUnreachableEndpointConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	sl := &sleeper{}
+	c, err := llm.New(llm.Config{BaseURL: base, APIKey: testKey, Sleep: sl.Sleep, Schemas: prompts.Schemas()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 8
+	attempts := make([]int, calls)
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			resp, err := c.Complete(context.Background(), request("correctness"))
+			attempts[i], errs[i] = resp.Attempts, err
+		})
+	}
+	wg.Wait()
+	total := 0
+	for i := range calls {
+		total += attempts[i]
+		if !errors.Is(errs[i], llm.ErrUnreachable) {
+			t.Errorf("call %d: %v; want ErrUnreachable", i, errs[i])
+		}
+	}
+	// Each call's first attempt, plus the one probing call's retries.
+	if max := calls + llm.DefaultMaxAttempts - 1; total > max {
+		t.Errorf("%d requests in all; want at most %d", total, max)
 	}
 }

@@ -105,12 +105,13 @@ func codeString(code any) string {
 // Fatal reports whether err means the endpoint refuses the whole run, so
 // no other call can succeed either: a bad or missing key (401), a key
 // without access (403), an unknown model or deployment (404), or no quota
-// (ErrQuota). The review stops at the first one.
+// (ErrQuota), or no endpoint at base-url (ErrUnreachable). The review stops
+// at the first one.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrQuota) {
+	if errors.Is(err, ErrQuota) || errors.Is(err, ErrUnreachable) {
 		return true
 	}
 	var api *APIError
