@@ -257,7 +257,9 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		}
 	}
 
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
+	// A local change (--diff, --base) is on no server: its report links
+	// no file (a permalink would name a commit GitHub never saw).
+	ro := report.Options{ServerURL: serverURL, Repo: f.repo, Local: f.pr == 0, HeadSHA: res.HeadSHA, FailOn: f.failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

@@ -34,7 +34,7 @@ const (
 	// request only when the validator is given the whole head file.
 	headOnly = "Quantity  int"
 	// findingRow starts the finding's row in the report's table.
-	findingRow = "| 1 | internal/billing/invoice.go:46 |"
+	findingRow = "| 1 | `internal/billing/invoice.go:46` |"
 )
 
 var (
@@ -320,6 +320,11 @@ func TestReviewGitBase(t *testing.T) {
 	}
 	if !strings.Contains(stdout, invoiceTitle) {
 		t.Errorf("report lacks the finding:\n%s", stdout)
+	}
+	// The local commit is on no server: the report names the file and
+	// line as text, and links nowhere.
+	if strings.Contains(stdout, "](http") || !strings.Contains(stdout, "| `internal/billing/invoice.go:46` |") {
+		t.Errorf("a local report links a file, or lacks its path:line:\n%s", stdout)
 	}
 	reqs := m.RequestsFor("correctness")
 	if len(reqs) != 1 {
