@@ -103,3 +103,28 @@ func TestUnauthorizedNamesAPIKey(t *testing.T) {
 		seen[q.Persona] = true
 	}
 }
+
+// TestAzureByInput: api-type azure sends Azure's request shape (the model
+// is the deployment, the api-version input in the query) to a base-url
+// whose host name says nothing about Azure.
+func TestAzureByInput(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.answers(nil)
+	s.event("pull_request", "pull_request.opened", pr)
+
+	r := s.run(map[string]string{"INPUT_BASE-URL": s.model.URL, "INPUT_API-TYPE": "azure", "INPUT_API-VERSION": "2025-04-01-preview", "INPUT_MODEL": "review-deploy"})
+
+	if r.exit != 0 {
+		t.Fatalf("exit %d; want 0%s", r.exit, r.logs())
+	}
+	for _, q := range s.model.Requests() {
+		if q.Deployment != "review-deploy" || q.APIVersion != "2025-04-01-preview" {
+			t.Errorf("request %s?%s: deployment %q api-version %q; want review-deploy 2025-04-01-preview", q.Path, q.Query, q.Deployment, q.APIVersion)
+		}
+		if q.Header.Get("api-key") != "e2e-model-key" || q.Header.Get("Authorization") != "" {
+			t.Errorf("request %s: the key is not in the api-key header alone", q.Path)
+		}
+	}
+}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -133,6 +134,8 @@ func Inputs() []Input {
 		{Name: "github-token", Default: "${{ github.token }}"},
 		{Name: "api-key"},
 		{Name: "base-url", Default: DefaultBaseURL},
+		{Name: "api-type", Default: APITypeAuto},
+		{Name: "api-version", Default: llm.DefaultAzureAPIVersion},
 		{Name: "model", Default: DefaultModel},
 		{Name: "strong-model"},
 		{Name: "validator-model"},
@@ -191,6 +194,11 @@ type Config struct {
 	// Deadline bounds the whole run, publishing included (input
 	// deadline-minutes); tests may set less than a minute.
 	Deadline time.Duration
+	// APIType is the endpoint's request shape: llm.APITypeAuto (Azure
+	// when the host is Azure's), llm.APITypeOpenAI or llm.APITypeAzure.
+	APIType string
+	// APIVersion is Azure's api-version query value.
+	APIVersion string
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -290,6 +298,8 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 		p.add("api-key", "is required for "+DefaultBaseURL+" (another base-url, such as a local model server, may need none)")
 	}
 
+	c.APIType, c.APIVersion = apiType(p, in["api-type"]), apiVersion(p, in["api-version"])
+
 	c.Model = in["model"]
 	c.StrongModel = orDefault(in["strong-model"], c.Model)
 	c.ValidatorModel = orDefault(in["validator-model"], c.Model)
@@ -380,6 +390,52 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 		return c, &ConfigError{Problems: p.list}
 	}
 	return c, nil
+}
+
+// APITypeAuto is the api-type input's default: Azure when base-url's host
+// is Azure OpenAI's (*.openai.azure.com, *.cognitiveservices.azure.com).
+const APITypeAuto = "auto"
+
+// apiType reads the api-type input as an llm.Config APIType.
+func apiType(p *problems, s string) string {
+	switch t := strings.ToLower(strings.TrimSpace(s)); t {
+	case APITypeAuto:
+		return llm.APITypeAuto
+	case llm.APITypeOpenAI, llm.APITypeAzure:
+		return t
+	}
+	p.add("api-type", fmt.Sprintf("%q is not one of %s, %s, %s", s, APITypeAuto, llm.APITypeOpenAI, llm.APITypeAzure))
+	return llm.APITypeAuto
+}
+
+// azureSchemaVersion is the first Azure api-version with JSON-schema
+// answers (structured outputs); the first GA one is 2024-10-21.
+const azureSchemaVersion = "2024-08-01-preview"
+
+var apiVersionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-preview)?$`)
+
+// apiVersion checks the api-version input: a dated version, not older than
+// structured outputs (an older one would answer without the schema).
+func apiVersion(p *problems, s string) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case !apiVersionPattern.MatchString(s):
+		p.add("api-version", fmt.Sprintf("%q is not an Azure api-version (YYYY-MM-DD or YYYY-MM-DD-preview)", s))
+	case s[:10] < azureSchemaVersion[:10]:
+		p.add("api-version", fmt.Sprintf("%s predates JSON-schema answers (%s); use %s or later", s, azureSchemaVersion, llm.DefaultAzureAPIVersion))
+	}
+	return s
+}
+
+// ParseAPI checks an api-type and api-version pair as the inputs are
+// checked (the command line's --api-type and --api-version).
+func ParseAPI(typ, version string) (string, string, error) {
+	p := &problems{}
+	t, v := apiType(p, typ), apiVersion(p, version)
+	if len(p.list) > 0 {
+		return "", "", &ConfigError{Problems: p.list}
+	}
+	return t, v, nil
 }
 
 // SplitRepository splits "owner/name" into its two non-empty parts.

@@ -33,6 +33,7 @@ type reviewFlags struct {
 	onNewCommits                               string
 	githubToken, githubAPIURL, serverURL       string
 	apiKey, baseURL                            string
+	apiType, apiVersion                        string
 	model, strongModel, validatorModel, failOn string
 	botLogin, record                           string
 	version                                    string       // not a flag: named in the report
@@ -66,6 +67,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.serverURL, "server-url", "", "GitHub server URL for links (default $GITHUB_SERVER_URL or https://github.com)")
 	fl.StringVar(&f.apiKey, "api-key", "", "model API key (default $OPENAI_API_KEY)")
 	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or "+action.DefaultBaseURL+")")
+	fl.StringVar(&f.apiType, "api-type", action.APITypeAuto, "the endpoint's request shape: auto (Azure by host name), openai or azure")
+	fl.StringVar(&f.apiVersion, "api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version")
 	fl.StringVar(&f.model, "model", action.DefaultModel, "reviewer model")
 	fl.StringVar(&f.strongModel, "strong-model", "", "model for correctness, security, adversarial (default --model)")
 	fl.StringVar(&f.validatorModel, "validator-model", "", "model for the validator (default --model)")
@@ -114,6 +117,9 @@ Flags:`)
 	mc := modelConfig{
 		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
 		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
+	}
+	if mc.APIType, mc.APIVersion, err = action.ParseAPI(f.apiType, f.apiVersion); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)

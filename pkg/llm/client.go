@@ -20,6 +20,13 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
+// Values of Config.APIType.
+const (
+	APITypeAuto   = ""
+	APITypeOpenAI = "openai"
+	APITypeAzure  = "azure"
+)
+
 // Defaults for the zero values of Config.
 const (
 	DefaultBaseURL         = "https://api.openai.com/v1"
@@ -42,9 +49,14 @@ type Config struct {
 	// redacted from every error text. Empty sends no credential header.
 	APIKey string
 	// Azure selects Azure OpenAI; it is also inferred from a BaseURL host
-	// under openai.azure.com or cognitiveservices.azure.com. On Azure the
-	// request's Model is the deployment name.
+	// under openai.azure.com or cognitiveservices.azure.com unless APIType
+	// says otherwise. On Azure the request's Model is the deployment name.
 	Azure bool
+	// APIType names the request shape: APITypeAuto (Azure by host name),
+	// APITypeOpenAI (even on an Azure host: Azure's OpenAI-compatible
+	// /openai/v1 endpoint, a gateway in front of Azure) or APITypeAzure
+	// (any host: a private endpoint or a proxy under another name).
+	APIType string
 	// AzureAPIVersion is the api-version query value on Azure.
 	AzureAPIVersion string
 	// UserAgent is the User-Agent of every request (default
@@ -114,8 +126,15 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.Schemas) == 0 {
 		return nil, errors.New("llm: no schemas configured")
 	}
-	if IsAzureURL(cfg.BaseURL) {
+	switch cfg.APIType {
+	case APITypeAzure:
 		cfg.Azure = true
+	case APITypeOpenAI:
+		cfg.Azure = false
+	case APITypeAuto:
+		cfg.Azure = cfg.Azure || IsAzureURL(cfg.BaseURL)
+	default:
+		return nil, fmt.Errorf("llm: API type %q is not one of %s, %s", cfg.APIType, APITypeOpenAI, APITypeAzure)
 	}
 	cfg.CallTimeout = orDefault(cfg.CallTimeout, DefaultCallTimeout)
 	cfg.Budget = orDefault(cfg.Budget, DefaultBudget)

@@ -829,3 +829,43 @@ func TestUnreachableEndpointConcurrentCalls(t *testing.T) {
 		t.Errorf("%d requests in all; want at most %d", total, max)
 	}
 }
+
+// TestAPIType: the request shape follows APIType, not only the host name:
+// azure on any host (a private endpoint), openai on an Azure host (Azure's
+// OpenAI-compatible v1 API).
+func TestAPIType(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, apiType string
+		wantPath      string
+	}{
+		{"azure on another host", llm.APITypeAzure, "/openai/deployments/review-deploy/chat/completions"},
+		{"openai", llm.APITypeOpenAI, "/v1/chat/completions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := fakeServer(t)
+			c, _ := newClient(t, s, func(c *llm.Config) {
+				c.APIType, c.AzureAPIVersion = tc.apiType, "2025-04-01-preview"
+				if tc.apiType == llm.APITypeAzure {
+					c.BaseURL = s.URL
+				}
+			})
+			r := request("correctness")
+			r.Model = "review-deploy"
+			if _, err := c.Complete(context.Background(), r); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			got := s.Requests()[0]
+			if got.Path != tc.wantPath {
+				t.Errorf("path %s; want %s", got.Path, tc.wantPath)
+			}
+			if tc.apiType == llm.APITypeAzure && got.APIVersion != "2025-04-01-preview" {
+				t.Errorf("api-version %q; want 2025-04-01-preview", got.APIVersion)
+			}
+		})
+	}
+	if _, err := llm.New(llm.Config{BaseURL: "https://x.example/v1", APIType: "bedrock", Schemas: prompts.Schemas()}); err == nil {
+		t.Error("New accepted API type bedrock")
+	}
+}
