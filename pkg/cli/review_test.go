@@ -487,6 +487,7 @@ func TestReviewUsage(t *testing.T) {
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
+		{name: "api-version before JSON schema", args: append([]string{"--api-version", "2024-02-01"}, pr...), want: "api-version"},
 		{name: "no GitHub token", args: []string{"--repo", "o/r", "--pr", "7", "--github-token", ""}, want: "no GitHub token"},
 		{name: "not a diff", args: []string{"--diff", filepath.Join(headDir, invoicePath)}, want: "not a unified diff"},
 		{name: "missing diff file", args: []string{"--diff", filepath.Join("testdata", "review", "nonexistent.patch")}, want: "nonexistent.patch"},
