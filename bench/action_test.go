@@ -90,7 +90,7 @@ func (r *actionRig) env(tb testing.TB, eventName, prAction string, draft bool) m
 		"GITHUB_SERVER_URL":        "https://github.com",
 		"GITHUB_OUTPUT":            filepath.Join(dir, "output"),
 		"GITHUB_STEP_SUMMARY":      filepath.Join(dir, "summary"),
-		"RUNNER_TEMP":              dir,
+		"GITHUB_WORKSPACE":         dir,
 		"INPUT_GITHUB-TOKEN":       "ghs_benchtoken",
 		"INPUT_BASE-URL":           r.model.URL + "/v1",
 		"INPUT_MAX-CONCURRENCY":    "16",

@@ -268,21 +268,61 @@ type result struct {
 	outputs        map[string]string
 	rawOutput      string
 	summary        string
+	// workspace is the runner's workspace as a later step sees it.
+	workspace string
 }
 
+// file reads the file a path output names, as a later step of the job
+// would: a relative path from the workspace, where steps run.
+func (r result) file(output string) ([]byte, error) {
+	p := r.outputs[output]
+	if p == "" {
+		return nil, fmt.Errorf("output %s is empty", output)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.workspace, p)
+	}
+	return os.ReadFile(p)
+}
+
+// The directories of the runner a Docker action's container sees (each a
+// bind mount); nothing else it writes survives the step.
+var mounts = []string{"workspace", "home", "workflow", "file_commands"}
+
 // start launches the binary with the stage's environment plus extra; wait
-// collects its result. Each run has its own output files and RUNNER_TEMP.
+// collects its result. Each run is one container step: the runner's
+// directories live under host/, the container's view of them under
+// container/github/ (symlinks standing in for the bind mounts), and
+// RUNNER_TEMP is set, as the runner sets it, to a path that only exists
+// inside the container. When the step ends the container is removed, so a
+// file the binary left anywhere but in the four mounts is gone, and a path
+// output that names /github/... names nothing for a later step.
 func (s *stage) start(ctx context.Context, extra map[string]string) func() result {
 	s.t.Helper()
 	n := s.runs.Add(1)
 	rd := filepath.Join(s.dir, fmt.Sprintf("run%d", n))
-	tmp := filepath.Join(rd, "runner-temp")
+	host, container := filepath.Join(rd, "host"), filepath.Join(rd, "container")
+	inside := func(mount string) string { return filepath.Join(container, "github", mount) }
+	for _, m := range mounts {
+		if err := os.MkdirAll(filepath.Join(host, m), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(container, "github"), 0o755); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(host, m), inside(m)); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	tmp := filepath.Join(container, "home", "runner", "work", "_temp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		s.t.Fatal(err)
 	}
 	env := maps.Clone(s.env)
-	env["GITHUB_OUTPUT"] = filepath.Join(rd, "output")
-	env["GITHUB_STEP_SUMMARY"] = filepath.Join(rd, "summary")
+	env["HOME"] = inside("home")
+	env["GITHUB_WORKSPACE"] = inside("workspace")
+	env["GITHUB_OUTPUT"] = filepath.Join(inside("file_commands"), "set_output")
+	env["GITHUB_STEP_SUMMARY"] = filepath.Join(inside("file_commands"), "step_summary")
 	env["RUNNER_TEMP"] = tmp
 	for _, f := range []string{env["GITHUB_OUTPUT"], env["GITHUB_STEP_SUMMARY"]} {
 		// The runner creates both files before the step starts.
@@ -291,9 +331,20 @@ func (s *stage) start(ctx context.Context, extra map[string]string) func() resul
 		}
 	}
 	maps.Copy(env, extra)
+	if ev := env["GITHUB_EVENT_PATH"]; ev != "" {
+		// The runner writes the payload into the workflow mount.
+		b, err := os.ReadFile(ev)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		env["GITHUB_EVENT_PATH"] = filepath.Join(inside("workflow"), "event.json")
+		if err := os.WriteFile(env["GITHUB_EVENT_PATH"], b, 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 
 	cmd := exec.CommandContext(ctx, binary)
-	cmd.Dir = rd
+	cmd.Dir = inside("workspace") // docker run --workdir /github/workspace
 	for k, v := range env {
 		if v != "" { // an empty value is an unset variable, as on the runner
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -307,7 +358,7 @@ func (s *stage) start(ctx context.Context, extra map[string]string) func() resul
 	return func() result {
 		s.t.Helper()
 		err := cmd.Wait()
-		r := result{exit: 0, stdout: stdout.String(), stderr: stderr.String()}
+		r := result{exit: 0, stdout: stdout.String(), stderr: stderr.String(), workspace: filepath.Join(host, "workspace")}
 		var ee *exec.ExitError
 		switch {
 		case errors.As(err, &ee):
@@ -315,8 +366,12 @@ func (s *stage) start(ctx context.Context, extra map[string]string) func() resul
 		case err != nil:
 			s.t.Fatalf("run: %v", err)
 		}
-		out, _ := os.ReadFile(env["GITHUB_OUTPUT"])
-		sum, _ := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+		// The step is over: the container and everything only it saw go.
+		if err := os.RemoveAll(container); err != nil {
+			s.t.Fatal(err)
+		}
+		out, _ := os.ReadFile(filepath.Join(host, "file_commands", "set_output"))
+		sum, _ := os.ReadFile(filepath.Join(host, "file_commands", "step_summary"))
 		r.rawOutput, r.summary = string(out), string(sum)
 		r.outputs, err = parseOutput(r.rawOutput)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,12 +18,9 @@ import (
 func checkReport(t *testing.T, r result) map[string]any {
 	t.Helper()
 	path := r.outputs["report-path"]
-	if path == "" {
-		t.Fatalf("report-path output is empty%s", r.logs())
-	}
-	b, err := os.ReadFile(path)
+	b, err := r.file("report-path")
 	if err != nil {
-		t.Fatalf("report-path: %v", err)
+		t.Fatalf("report-path: %v%s", err, r.logs())
 	}
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -366,7 +362,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			log = append(log, line)
 		}
 	}
-	report, err := os.ReadFile(r.outputs["report-path"])
+	report, err := r.file("report-path")
 	if err != nil {
 		t.Fatalf("report-path: %v", err)
 	}

@@ -162,7 +162,7 @@ func TestSpoofedMarkerDoesNotSkip(t *testing.T) {
 // action that does not start a review is a notice and exit 0.
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
-	const remote = "https://llm.example.com/v1"
+	const remote = "" // the default endpoint (OpenAI), the one that needs a key
 	tests := []struct {
 		name     string
 		event    string
@@ -183,7 +183,7 @@ func TestUsageErrors(t *testing.T) {
 			want: []string{"::error::", "pr-number", `"abc"`},
 		},
 		{
-			name: "missing api-key with a remote base-url", event: "pull_request", fixture: "pull_request.opened",
+			name: "missing api-key with the default base-url", event: "pull_request", fixture: "pull_request.opened",
 			env: map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": remote}, wantExit: 2,
 			want: []string{"::error::", "api-key"},
 		},

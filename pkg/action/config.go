@@ -15,10 +15,13 @@
 // LoadConfig validates everything before any API call and reports every
 // problem at once, each naming its input; the error matches ErrConfig.
 //
-// The api-key input is required unless base-url points at the local machine
-// (host localhost, *.localhost, or a loopback address such as 127.0.0.1 or
-// [::1]), which is how a self-hosted runner talks to Ollama or a local vLLM
-// without a key. The model defaults to gpt-4.1-mini: current, cheap and
+// The api-key input is required only for the default base-url (OpenAI).
+// Any other endpoint may need none: a model served beside the job (an
+// Ollama service container, reached as http://ollama:11434/v1, since inside
+// the action's container localhost is the container itself), a vLLM on the
+// network. With no key no Authorization header is sent, and an endpoint
+// that answers 401 stops the run with an error naming api-key. The model
+// defaults to gpt-4.1-mini: current, cheap and
 // offered by OpenAI and Azure OpenAI alike; strong-model and
 // validator-model default to model.
 package action
@@ -26,15 +29,16 @@ package action
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -57,6 +61,9 @@ const (
 	DefaultAPIURL            = "https://api.github.com/"
 	DefaultServerURL         = "https://github.com"
 )
+
+// DefaultDeadlineMinutes bounds a whole run (input deadline-minutes).
+const DefaultDeadlineMinutes = 15
 
 // Modes of the mode input.
 const (
@@ -90,6 +97,9 @@ const (
 	// prompt; above 2,000,000 no model accepts it.
 	MinMaxInputTokens = 4000
 	MaxMaxInputTokens = 2000000
+	// A job runs at most 6 hours on GitHub-hosted runners.
+	MinDeadlineMinutes = 1
+	MaxDeadlineMinutes = 360
 )
 
 // Names of the step outputs (SPEC section 3).
@@ -125,6 +135,8 @@ func Inputs() []Input {
 		{Name: "github-token", Default: "${{ github.token }}"},
 		{Name: "api-key"},
 		{Name: "base-url", Default: DefaultBaseURL},
+		{Name: "api-type", Default: APITypeAuto},
+		{Name: "api-version", Default: llm.DefaultAzureAPIVersion},
 		{Name: "model", Default: DefaultModel},
 		{Name: "strong-model"},
 		{Name: "validator-model"},
@@ -137,6 +149,7 @@ func Inputs() []Input {
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
 		{Name: "max-input-tokens", Default: strconv.Itoa(DefaultMaxInputTokens)},
+		{Name: "deadline-minutes", Default: strconv.Itoa(DefaultDeadlineMinutes)},
 		{Name: "validator-batching", Default: DefaultValidatorBatching},
 		{Name: "cache-warmup", Default: "false"},
 		{Name: "bot-login", Default: DefaultBotLogin},
@@ -183,6 +196,14 @@ type Config struct {
 	// Pricing prices the models for the report's estimated cost: the
 	// pricing input over the built-in table.
 	Pricing pricing.Table
+	// Deadline bounds the whole run, publishing included (input
+	// deadline-minutes); tests may set less than a minute.
+	Deadline time.Duration
+	// APIType is the endpoint's request shape: llm.APITypeAuto (Azure
+	// when the host is Azure's), llm.APITypeOpenAI or llm.APITypeAzure.
+	APIType string
+	// APIVersion is Azure's api-version query value.
+	APIVersion string
 
 	APIURL     string // GITHUB_API_URL, always with a trailing slash (go-github wants one)
 	ServerURL  string // GITHUB_SERVER_URL, without a trailing slash (for links)
@@ -191,7 +212,9 @@ type Config struct {
 	Repo       string // name part of Repository
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
-	RunnerTemp string // RUNNER_TEMP
+	// Workspace is GITHUB_WORKSPACE, where files for later steps go
+	// (StepFileDir); "" outside Actions means the current directory.
+	Workspace string
 
 	// inputs holds every input as read (defaults applied) and explicit the
 	// inputs the workflow set to a non-default value: ApplyRepoConfig
@@ -271,14 +294,16 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	}
 
 	c.BaseURL = strings.TrimRight(in["base-url"], "/")
-	baseURL, err := httpURL(c.BaseURL)
+	_, err := httpURL(c.BaseURL)
 	if err != nil {
 		p.add("base-url", err.Error())
 	}
 	c.APIKey = in["api-key"]
-	if c.APIKey == "" && (baseURL == nil || !loopback(baseURL)) {
-		p.add("api-key", "is required unless base-url is a local endpoint (localhost or a loopback address)")
+	if c.APIKey == "" && (err != nil || NeedsKey(c.BaseURL)) {
+		p.add("api-key", "is required for "+DefaultBaseURL+" (another base-url, such as a local model server, may need none)")
 	}
+
+	c.APIType, c.APIVersion = apiType(p, in["api-type"]), apiVersion(p, in["api-version"])
 
 	c.Model = in["model"]
 	c.StrongModel = orDefault(in["strong-model"], c.Model)
@@ -340,6 +365,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	if c.Pricing, err = pricing.Parse(in["pricing"]); err != nil {
 		p.add("pricing", strings.TrimPrefix(err.Error(), pricing.ErrInvalid.Error()+": "))
 	}
+	c.Deadline = time.Duration(p.number("deadline-minutes", in["deadline-minutes"], MinDeadlineMinutes, MaxDeadlineMinutes)) * time.Minute
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
@@ -366,12 +392,58 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	}
 	c.EventName = env("GITHUB_EVENT_NAME")
 	c.EventPath = env("GITHUB_EVENT_PATH")
-	c.RunnerTemp = env("RUNNER_TEMP")
+	c.Workspace = env("GITHUB_WORKSPACE")
 
 	if len(p.list) > 0 {
 		return c, &ConfigError{Problems: p.list}
 	}
 	return c, nil
+}
+
+// APITypeAuto is the api-type input's default: Azure when base-url's host
+// is Azure OpenAI's (*.openai.azure.com, *.cognitiveservices.azure.com).
+const APITypeAuto = "auto"
+
+// apiType reads the api-type input as an llm.Config APIType.
+func apiType(p *problems, s string) string {
+	switch t := strings.ToLower(strings.TrimSpace(s)); t {
+	case APITypeAuto:
+		return llm.APITypeAuto
+	case llm.APITypeOpenAI, llm.APITypeAzure:
+		return t
+	}
+	p.add("api-type", fmt.Sprintf("%q is not one of %s, %s, %s", s, APITypeAuto, llm.APITypeOpenAI, llm.APITypeAzure))
+	return llm.APITypeAuto
+}
+
+// azureSchemaVersion is the first Azure api-version with JSON-schema
+// answers (structured outputs); the first GA one is 2024-10-21.
+const azureSchemaVersion = "2024-08-01-preview"
+
+var apiVersionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-preview)?$`)
+
+// apiVersion checks the api-version input: a dated version, not older than
+// structured outputs (an older one would answer without the schema).
+func apiVersion(p *problems, s string) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case !apiVersionPattern.MatchString(s):
+		p.add("api-version", fmt.Sprintf("%q is not an Azure api-version (YYYY-MM-DD or YYYY-MM-DD-preview)", s))
+	case s[:10] < azureSchemaVersion[:10]:
+		p.add("api-version", fmt.Sprintf("%s predates JSON-schema answers (%s); use %s or later", s, azureSchemaVersion, llm.DefaultAzureAPIVersion))
+	}
+	return s
+}
+
+// ParseAPI checks an api-type and api-version pair as the inputs are
+// checked (the command line's --api-type and --api-version).
+func ParseAPI(typ, version string) (string, string, error) {
+	p := &problems{}
+	t, v := apiType(p, typ), apiVersion(p, version)
+	if len(p.list) > 0 {
+		return "", "", &ConfigError{Problems: p.list}
+	}
+	return t, v, nil
 }
 
 // SplitRepository splits "owner/name" into its two non-empty parts.
@@ -433,22 +505,12 @@ func httpURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Loopback reports whether the URL s points at the machine the action runs
-// on (localhost, *.localhost, a loopback address), where a local model
-// server needs no api-key.
-func Loopback(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Host != "" && loopback(u)
-}
-
-// loopback reports whether u points at the machine the action runs on.
-func loopback(u *url.URL) bool {
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+// NeedsKey reports whether the endpoint base needs an api-key for certain:
+// the default one (OpenAI's API) does. Any other may be a model server
+// that wants none (Ollama, vLLM); it answers 401 when it does.
+func NeedsKey(base string) bool {
+	u, err := url.Parse(base)
+	return err != nil || strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), "api.openai.com")
 }
 
 // splitLines splits a newline-separated list, dropping blank lines and

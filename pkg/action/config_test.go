@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 )
@@ -43,6 +44,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		GitHubToken:       "ghs_token",
 		APIKey:            "sk-key",
 		BaseURL:           "https://api.openai.com/v1",
+		APIVersion:        "2024-10-21",
 		Model:             "gpt-4.1-mini",
 		StrongModel:       "gpt-4.1-mini",
 		ValidatorModel:    "gpt-4.1-mini",
@@ -56,6 +58,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		BotLogin:          "github-actions[bot]",
 		OnNewCommits:      "review",
 		Incomplete:        "failure",
+		Deadline:          15 * time.Minute,
 		APIURL:            "https://api.github.com/",
 		ServerURL:         "https://github.com",
 	}
@@ -148,6 +151,14 @@ func TestLoadConfigInputs(t *testing.T) {
 			func(c Config) (any, any) { return c.BaseURL, "http://127.0.0.1:8000/v1" }},
 		{"no api-key for [::1]", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://[::1]:8000/v1"),
 			func(c Config) (any, any) { return c.BaseURL, "http://[::1]:8000/v1" }},
+		{"api-type azure", with(minimal(), "INPUT_API-TYPE", "Azure", "INPUT_API-VERSION", "2025-04-01-preview"),
+			func(c Config) (any, any) { return c.APIType + " " + c.APIVersion, "azure 2025-04-01-preview" }},
+		{"api-type openai", with(minimal(), "INPUT_API-TYPE", "openai"),
+			func(c Config) (any, any) { return c.APIType, "openai" }},
+		{"no api-key for a service container", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://ollama:11434/v1"),
+			func(c Config) (any, any) { return c.APIKey + "|" + c.BaseURL, "|http://ollama:11434/v1" }},
+		{"no api-key for a remote http endpoint", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://10.0.0.5:8000/v1"),
+			func(c Config) (any, any) { return c.BaseURL, "http://10.0.0.5:8000/v1" }},
 		{"no api-key for ollama.localhost", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "https://ollama.localhost/v1"),
 			func(c Config) (any, any) { return c.BaseURL, "https://ollama.localhost/v1" }},
 		{"GHES API URL", with(minimal(), "GITHUB_API_URL", "https://ghe.example.com/api/v3", "GITHUB_SERVER_URL", "https://ghe.example.com/"),
@@ -157,10 +168,10 @@ func TestLoadConfigInputs(t *testing.T) {
 		{"fake server API URL", with(minimal(), "GITHUB_API_URL", "http://127.0.0.1:41234/"),
 			func(c Config) (any, any) { return c.APIURL, "http://127.0.0.1:41234/" }},
 		{"environment", with(minimal(), "GITHUB_REPOSITORY", "octo-org/octo-repo", "GITHUB_EVENT_NAME", "pull_request",
-			"GITHUB_EVENT_PATH", "/github/workflow/event.json", "RUNNER_TEMP", "/home/runner/work/_temp"),
+			"GITHUB_EVENT_PATH", "/github/workflow/event.json", "GITHUB_WORKSPACE", "/github/workspace"),
 			func(c Config) (any, any) {
-				return []string{c.Repository, c.Owner, c.Repo, c.EventName, c.EventPath, c.RunnerTemp},
-					[]string{"octo-org/octo-repo", "octo-org", "octo-repo", "pull_request", "/github/workflow/event.json", "/home/runner/work/_temp"}
+				return []string{c.Repository, c.Owner, c.Repo, c.EventName, c.EventPath, c.Workspace},
+					[]string{"octo-org/octo-repo", "octo-org", "octo-repo", "pull_request", "/github/workflow/event.json", "/github/workspace"}
 			}},
 	}
 	for _, tt := range tests {
@@ -187,8 +198,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"no github-token", with(minimal(), "INPUT_GITHUB-TOKEN", ""), []string{"github-token"}},
 		{"literal token default", with(minimal(), "INPUT_GITHUB-TOKEN", "${{ github.token }}"), []string{"github-token"}},
 		{"no api-key", with(minimal(), "INPUT_API-KEY", "  "), []string{"api-key"}},
-		{"no api-key for a remote http endpoint", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://10.0.0.5:8000/v1"), []string{"api-key"}},
-		{"no api-key for a look-alike host", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "http://localhost.evil.example/v1"), []string{"api-key"}},
+		{"no api-key for the default endpoint spelled out", with(minimal(), "INPUT_API-KEY", "", "INPUT_BASE-URL", "https://API.openai.com/v1/"), []string{"api-key"}},
 		{"base-url not a URL", with(minimal(), "INPUT_BASE-URL", "api.openai.com/v1"), []string{"base-url"}},
 		{"base-url bad scheme", with(minimal(), "INPUT_BASE-URL", "ftp://example.com"), []string{"base-url"}},
 		{"base-url with credentials", with(minimal(), "INPUT_BASE-URL", "https://user:secret@example.com/v1"), []string{"base-url"}},
@@ -200,6 +210,12 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"pr-number too big", with(minimal(), "INPUT_PR-NUMBER", "99999999999"), []string{"pr-number"}},
 		{"pr-number float", with(minimal(), "INPUT_PR-NUMBER", "4.0"), []string{"pr-number"}},
 		{"mode", with(minimal(), "INPUT_MODE", "approve"), []string{"mode"}},
+		{"api-type unknown", with(minimal(), "INPUT_API-TYPE", "bedrock"), []string{"api-type"}},
+		{"api-version not a date", with(minimal(), "INPUT_API-VERSION", "latest"), []string{"api-version"}},
+		{"api-version before JSON schema", with(minimal(), "INPUT_API-VERSION", "2024-06-01"), []string{"api-version"}},
+		{"deadline-minutes zero", with(minimal(), "INPUT_DEADLINE-MINUTES", "0"), []string{"deadline-minutes"}},
+		{"deadline-minutes past a job's 6 hours", with(minimal(), "INPUT_DEADLINE-MINUTES", "361"), []string{"deadline-minutes"}},
+		{"deadline-minutes not a number", with(minimal(), "INPUT_DEADLINE-MINUTES", "1.5"), []string{"deadline-minutes"}},
 		{"fail-on P4", with(minimal(), "INPUT_FAIL-ON", "P4"), []string{"fail-on"}},
 		{"fail-on high", with(minimal(), "INPUT_FAIL-ON", "high"), []string{"fail-on"}},
 		{"exclude bad glob", with(minimal(), "INPUT_EXCLUDE", "ok/**\nsrc/[abc"), []string{"exclude"}},
@@ -401,6 +417,18 @@ func TestSplitRepository(t *testing.T) {
 	} {
 		if _, _, got := SplitRepository(s); got != ok {
 			t.Errorf("SplitRepository(%q) ok = %v; want %v", s, got, ok)
+		}
+	}
+}
+
+func TestNeedsKey(t *testing.T) {
+	for u, want := range map[string]bool{
+		DefaultBaseURL: true, "https://api.openai.com/v1/": true, "https://API.OpenAI.com./v1": true,
+		"http://ollama:11434/v1": false, "http://localhost:11434/v1": false, "http://127.0.0.1:8000": false,
+		"https://gateway.example.com/v1": false, "https://api.openai.com.evil.example/v1": false,
+	} {
+		if got := NeedsKey(u); got != want {
+			t.Errorf("NeedsKey(%q) = %v; want %v", u, got, want)
 		}
 	}
 }

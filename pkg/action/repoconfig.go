@@ -83,12 +83,12 @@ func ApplyRepoConfig(c Config, f *repoconfig.File) (Config, []review.Setting, er
 	// The environment LoadConfig already checked.
 	env := map[string]string{
 		"GITHUB_API_URL": c.APIURL, "GITHUB_SERVER_URL": c.ServerURL, "GITHUB_REPOSITORY": c.Repository,
-		"GITHUB_EVENT_NAME": c.EventName, "GITHUB_EVENT_PATH": c.EventPath, "RUNNER_TEMP": c.RunnerTemp,
+		"GITHUB_EVENT_NAME": c.EventName, "GITHUB_EVENT_PATH": c.EventPath, "GITHUB_WORKSPACE": c.Workspace,
 	}
 	eff, err := configFrom(in, func(k string) string { return env[k] }, custom)
 	eff.explicit = c.explicit
 	eff.APIURL, eff.ServerURL, eff.Repository, eff.Owner, eff.Repo = c.APIURL, c.ServerURL, c.Repository, c.Owner, c.Repo
-	eff.EventName, eff.EventPath, eff.RunnerTemp = c.EventName, c.EventPath, c.RunnerTemp
+	eff.EventName, eff.EventPath, eff.Workspace = c.EventName, c.EventPath, c.Workspace
 	var ce *ConfigError
 	if errors.As(err, &ce) {
 		var fileProblems []repoconfig.Problem

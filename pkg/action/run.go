@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,14 +82,29 @@ type Deps struct {
 // CheckName is the check run's name, the one branch protection requires.
 const CheckName = "anchor-review"
 
-// publishTimeout bounds the publish step, which runs to the end even when
-// the run is cancelled meanwhile.
-const publishTimeout = 2 * time.Minute
+// ErrDeadline is the cause of a review cut by the run's deadline
+// (deadline-minutes).
+var ErrDeadline = errors.New("the run's deadline passed")
+
+// publishReserve is the part of the run's deadline kept for publishing:
+// the review is cut that long before the deadline, so the incomplete
+// review still gets posted (a fifth of the deadline, at most 2 minutes).
+// Publishing runs to the end even when the run is cancelled meanwhile, and
+// never past the deadline.
+func publishReserve(deadline time.Duration) time.Duration {
+	return min(2*time.Minute, deadline/5)
+}
 
 // Run is the action: event → review → report → publish → outputs. The
 // returned error carries the exit class (ErrBlocking, ErrUsage,
 // ErrCannotRun) or is nil for success, neutral and skipped runs.
 func Run(ctx context.Context, c Config, d Deps) error {
+	if c.Deadline <= 0 {
+		c.Deadline = DefaultDeadlineMinutes * time.Minute
+	}
+	// Fixed now: the repository configuration re-reads the inputs later.
+	limit, reserve := c.Deadline, publishReserve(c.Deadline)
+	deadline := time.Now().Add(limit)
 	readFile := d.ReadFile
 	if readFile == nil {
 		readFile = os.ReadFile
@@ -122,6 +136,14 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
+	// Everything before publishing, GitHub reads included, runs under the
+	// run's deadline less the publishing reserve: a stalled read cannot
+	// outlast the job's own timeout, which would end the run with nothing
+	// posted.
+	parent := ctx
+	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
+	defer cancelReview()
+
 	if ev.CommentID != 0 {
 		// Acknowledge the /anchor-review command before the review starts;
 		// a token that may not react does not stop the review.
@@ -142,6 +164,11 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	res, pr, err := rv.ReviewPR(ctx, opts)
 	c = rc.Config
 	res.Coverage.Settings = rc.Settings
+	late := parent.Err() == nil && errors.Is(context.Cause(ctx), ErrDeadline) && (err != nil || res.Partial)
+	if late {
+		err = pastDeadline(&res, limit, err, logf)
+	}
+	ctx = parent
 	if ctx.Err() != nil {
 		// Cancelled (a newer push's run took over, or the job was
 		// stopped): publish nothing, so no half-written report and no
@@ -194,17 +221,51 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version, Pricing: c.Pricing}
 	// Once publishing starts it finishes: a cancellation now would leave a
-	// report without its check (or the reverse). It has its own deadline.
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	// report without its check (or the reverse). It ends by the run's
+	// deadline, and has at least half its reserve even when the review
+	// overran its cut.
+	pctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), later(deadline, time.Now().Add(reserve/2)))
 	defer cancel()
 	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
-	out.ReportPath = writeReport(c.RunnerTemp, res, c.Secrets(), logf)
-	out.SARIFPath = writeSARIF(c.RunnerTemp, c.Mode, res, c.Secrets(), logf)
+	out.ReportPath = writeReport(c.Workspace, res, c.Secrets(), logf)
+	out.SARIFPath = writeSARIF(c.Workspace, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
 	return Outcome(res, out, c.FailOn, err)
+}
+
+// pastDeadline turns a review the run's deadline cut short into an
+// incomplete one whose check fails (whatever the incomplete input says: a
+// run out of time chose nothing about its scope). A review that could not
+// get its findings (err set) could not run at all: nothing it found was
+// validated, so nothing is posted as a finding.
+func pastDeadline(res *review.Result, limit time.Duration, err error, logf func(string, ...any)) error {
+	msg := fmt.Sprintf("the run's deadline (deadline-minutes %d) passed before the review finished", int(limit/time.Minute))
+	if limit < time.Minute {
+		msg = fmt.Sprintf("the run's deadline (%v) passed before the review finished", limit)
+	}
+	logf("anchor-review: %s; publishing an incomplete review", msg)
+	res.Partial, res.Verdict = true, review.Degraded
+	res.Incomplete = append(res.Incomplete, msg)
+	res.IncompleteConclusion = review.IncompleteFailure
+	if err == nil {
+		return nil
+	}
+	res.AllFailed = true
+	res.Findings = nil
+	if errors.Is(err, review.ErrAllPersonasFailed) || res.Failure == "" {
+		res.Failure = msg
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Outcome is the exit class of a published run: nil (exit 0), ErrBlocking
@@ -429,6 +490,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 // and the PR's head has moved past this run's: a newer run owns the report,
 // and this (older) run must not overwrite it.
 func (p publisher) reread(ctx context.Context, pr *review.PR, res review.Result) (_ *review.PR, superseded bool) {
+	// The comments read at the start stand in when the re-read stalls.
+	ctx, cancel := halfLeft(ctx)
+	defer cancel()
 	fresh, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
 	if err != nil {
 		p.logf("anchor-review: could not re-read the comments before publishing (%v); using those read at the start", err)
@@ -447,6 +511,17 @@ func (p publisher) reread(ctx context.Context, pr *review.PR, res review.Result)
 	p.logf("anchor-review: a report for %s was posted while this run reviewed %s, and the pull request has moved on to %s: leaving the newer report alone",
 		short(now.HeadSHA), short(res.HeadSHA), short(info.HeadSHA))
 	return out, true
+}
+
+// halfLeft bounds a publishing read that is only a safeguard (the re-read
+// before writing, the re-list after it) to half the time ctx has left: a
+// read GitHub stalls must leave the writes that follow their time.
+func halfLeft(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 }
 
 func skipComments(cs []github.Comment) []skip.Comment {
@@ -541,7 +616,9 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 		author = created.Author
 		p.a.Warningf("anchor-review writes its report as %q but bot-login is %q: set the input bot-login: %s, or every run will post a new report and the already-reviewed check cannot find the earlier one", created.Author, p.bot, created.Author)
 	}
-	all, err := p.gh.IssueComments(ctx, p.owner, p.repo, p.n)
+	lctx, cancel := halfLeft(ctx)
+	all, err := p.gh.IssueComments(lctx, p.owner, p.repo, p.n)
+	cancel()
 	if err != nil {
 		p.remove(ctx, stale) // created; the duplicate check is best effort
 		return created.HTMLURL, nil
@@ -601,22 +678,22 @@ func (p publisher) own(cs []github.Comment, login string) []github.Comment {
 	return out
 }
 
-// writeReport writes the whole result as JSON for report-path. The result
-// holds model text verbatim, and a model can echo a secret, so every secret
-// is redacted from the encoded file (SPEC section 4: never in outputs).
-func writeReport(dir string, res review.Result, secrets []string, logf func(string, ...any)) string {
-	if dir == "" {
-		dir = os.TempDir()
-	}
+// ReportFile is the name of the report-path file under StepFileDir.
+const ReportFile = "anchor-review-report.json"
+
+// writeReport writes the whole result as JSON for report-path, under the
+// workspace (writeStepFile). The result holds model text verbatim, and a
+// model can echo a secret, so every secret is redacted from the encoded
+// file (SPEC section 4: never in outputs).
+func writeReport(workspace string, res review.Result, secrets []string, logf func(string, ...any)) string {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		logf("anchor-review: cannot encode the report: %v", err)
 		return ""
 	}
-	b = report.RedactJSON(b, secrets)
-	path := filepath.Join(dir, "anchor-review-report.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		logf("anchor-review: cannot write %s: %v", path, err)
+	path, err := writeStepFile(workspace, ReportFile, report.RedactJSON(b, secrets))
+	if err != nil {
+		logf("anchor-review: cannot write the report file: %v", err)
 		return ""
 	}
 	return path

@@ -1,17 +1,13 @@
 package action
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/anchor-review/anchor-review/pkg/inline"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/sarif"
 )
 
-// SARIFFile is the name of the sarif-path file in the runner's temp
-// directory.
+// SARIFFile is the name of the sarif-path file under StepFileDir.
 const SARIFFile = "anchor-review.sarif"
 
 // writeSARIF writes the posted findings as SARIF 2.1.0 for the sarif-path
@@ -20,16 +16,13 @@ const SARIFFile = "anchor-review.sarif"
 // review. Code scanning closes every alert an upload leaves out, so a log
 // of a review that missed files or personas would close alerts nobody
 // re-checked: it is written only for a complete review.
-func writeSARIF(dir string, mode string, res review.Result, secrets []string, logf func(string, ...any)) string {
+func writeSARIF(workspace string, mode string, res review.Result, secrets []string, logf func(string, ...any)) string {
 	if mode != ModeComment || res.Skipped {
 		return ""
 	}
 	if !res.Complete() {
 		logf("anchor-review: no SARIF log: the review was incomplete, and an upload would close alerts it did not re-check")
 		return ""
-	}
-	if dir == "" {
-		dir = os.TempDir()
 	}
 	fps := map[int]string{}
 	for _, f := range res.Findings {
@@ -41,10 +34,9 @@ func writeSARIF(dir string, mode string, res review.Result, secrets []string, lo
 		logf("anchor-review: cannot encode the SARIF log: %v", err)
 		return ""
 	}
-	b = report.RedactJSON(b, secrets)
-	path := filepath.Join(dir, SARIFFile)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		logf("anchor-review: cannot write %s: %v", path, err)
+	path, err := writeStepFile(workspace, SARIFFile, report.RedactJSON(b, secrets))
+	if err != nil {
+		logf("anchor-review: cannot write the SARIF log: %v", err)
 		return ""
 	}
 	return path

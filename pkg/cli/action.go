@@ -44,7 +44,7 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 	}
 	var model llm.Completer // none without a key: only the pre-check runs
 	if missingKey == nil {
-		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion})
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)
 		}

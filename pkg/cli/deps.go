@@ -29,6 +29,9 @@ func newGitHub(httpClient *http.Client, apiURL, token string) (*github.Client, e
 // modelConfig is what the model client needs from flags or inputs.
 type modelConfig struct {
 	BaseURL, APIKey string
+	// APIType and APIVersion select Azure's request shape and version
+	// (the api-type and api-version inputs; llm.Config).
+	APIType, APIVersion string
 	// Schemas are the answer schemas by name; nil means prompts.Schemas().
 	Schemas map[string][]byte
 }
@@ -40,9 +43,11 @@ func newModel(c modelConfig) (*llm.Client, error) {
 	}
 	// llm.New's errors already name their package ("llm: base URL …").
 	return llm.New(llm.Config{
-		BaseURL:   c.BaseURL,
-		APIKey:    c.APIKey,
-		Schemas:   c.Schemas,
-		UserAgent: version.UserAgent(),
+		BaseURL:         c.BaseURL,
+		APIKey:          c.APIKey,
+		APIType:         c.APIType,
+		AzureAPIVersion: c.APIVersion,
+		Schemas:         c.Schemas,
+		UserAgent:       version.UserAgent(),
 	})
 }

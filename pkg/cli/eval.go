@@ -42,6 +42,8 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	model := fl.String("model", action.DefaultModel, "model for --live")
 	baseURL := fl.String("base-url", "", "OpenAI-compatible endpoint for --live (default $OPENAI_BASE_URL or OpenAI)")
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
+	apiType := fl.String("api-type", action.APITypeAuto, "the endpoint's request shape for --live: auto (Azure by host name), openai or azure")
+	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--suite scripted|real|all] [--check] [--personas a,b] [--jsonl FILE] [--markdown FILE]\n"+
 			"                         [--live [--record DIR] [--runs N] [--judge-model M]]\n\n"+
@@ -114,8 +116,11 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
-		if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
+		if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
+		}
+		if mc.APIType, mc.APIVersion, err = action.ParseAPI(*apiType, *apiVersion); err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		mc.Schemas = prompts.Schemas()
 		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)

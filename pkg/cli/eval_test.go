@@ -226,7 +226,8 @@ func TestEvalUsage(t *testing.T) {
 		{name: "runs without live", args: []string{"--runs", "2"}, want: "--runs needs --live"},
 		{name: "zero runs", args: []string{"--runs", "0"}, want: "--runs must be at least 1"},
 		{name: "runs with record", args: []string{"--live", "--runs", "2", "--record", "x", "--base-url", "http://127.0.0.1:1"}, want: "--record keeps one run"},
-		{name: "live without key", args: []string{"--live", "--base-url", "https://llm.example.com/v1"}, want: "--live needs OPENAI_API_KEY"},
+		{name: "live without key", args: []string{"--live"}, want: "--live needs OPENAI_API_KEY"},
+		{name: "live with an unknown api-type", args: []string{"--live", "--api-key", "k", "--api-type", "bedrock"}, want: "api-type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,7 @@ type reviewFlags struct {
 	onNewCommits                               string
 	githubToken, githubAPIURL, serverURL       string
 	apiKey, baseURL                            string
+	apiType, apiVersion                        string
 	model, strongModel, validatorModel, failOn string
 	botLogin, record                           string
 	version                                    string       // not a flag: named in the report
@@ -97,6 +98,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.StringVar(&f.serverURL, "server-url", "", "GitHub server URL for links (default $GITHUB_SERVER_URL or https://github.com)")
 	fl.StringVar(&f.apiKey, "api-key", "", "model API key (default $OPENAI_API_KEY)")
 	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (default $OPENAI_BASE_URL or "+action.DefaultBaseURL+")")
+	fl.StringVar(&f.apiType, "api-type", action.APITypeAuto, "the endpoint's request shape: auto (Azure by host name), openai or azure")
+	fl.StringVar(&f.apiVersion, "api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version")
 	fl.StringVar(&f.model, "model", action.DefaultModel, "reviewer model")
 	fl.StringVar(&f.strongModel, "strong-model", "", "model for correctness, security, adversarial (default --model)")
 	fl.StringVar(&f.validatorModel, "validator-model", "", "model for the validator (default --model)")
@@ -150,7 +153,10 @@ Flags:`)
 		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
 		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
 	}
-	if mc.APIKey == "" && !localEndpoint(mc.BaseURL) {
+	if mc.APIType, mc.APIVersion, err = action.ParseAPI(f.apiType, f.apiVersion); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}
 	live, err := newModel(mc)
@@ -217,10 +223,6 @@ func (f *reviewFlags) check(rest []string, set map[string]string) error {
 	f.cfg = cfg
 	return nil
 }
-
-// localEndpoint reports whether u is an endpoint on this machine (no key
-// needed), with the Action's own rule.
-func localEndpoint(u string) bool { return action.Loopback(u) }
 
 // reviewWith runs the review with the given model; gh, when not nil,
 // replaces the real GitHub client (tests).
@@ -301,7 +303,9 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	}
 
 	failOn := rc.Config.FailOn
-	ro := report.Options{ServerURL: serverURL, Repo: firstNonEmpty(f.repo, "local/diff"), HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+	// A local change (--diff, --base) is on no server: its report links
+	// no file (a permalink would name a commit GitHub never saw).
+	ro := report.Options{ServerURL: serverURL, Repo: f.repo, Local: f.pr == 0, HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

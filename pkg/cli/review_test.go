@@ -34,7 +34,7 @@ const (
 	// request only when the validator is given the whole head file.
 	headOnly = "Quantity  int"
 	// findingRow starts the finding's row in the report's table.
-	findingRow = "| 1 | internal/billing/invoice.go:46 |"
+	findingRow = "| 1 | `internal/billing/invoice.go:46` |"
 )
 
 var (
@@ -321,6 +321,11 @@ func TestReviewGitBase(t *testing.T) {
 	if !strings.Contains(stdout, invoiceTitle) {
 		t.Errorf("report lacks the finding:\n%s", stdout)
 	}
+	// The local commit is on no server: the report names the file and
+	// line as text, and links nowhere.
+	if strings.Contains(stdout, "](http") || !strings.Contains(stdout, "| `internal/billing/invoice.go:46` |") {
+		t.Errorf("a local report links a file, or lacks its path:line:\n%s", stdout)
+	}
 	reqs := m.RequestsFor("correctness")
 	if len(reqs) != 1 {
 		t.Fatalf("correctness requests: got %d; want 1", len(reqs))
@@ -481,8 +486,8 @@ func TestReviewUsage(t *testing.T) {
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
-		{name: "remote endpoint without key", args: append([]string{"--base-url", "https://llm.example.com/v1"}, pr...), local: true, want: "no model API key"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
+		{name: "api-version before JSON schema", args: append([]string{"--api-version", "2024-02-01"}, pr...), want: "api-version"},
 		{name: "no GitHub token", args: []string{"--repo", "o/r", "--pr", "7", "--github-token", ""}, want: "no GitHub token"},
 		{name: "not a diff", args: []string{"--diff", filepath.Join(headDir, invoicePath)}, want: "not a unified diff"},
 		{name: "missing diff file", args: []string{"--diff", filepath.Join("testdata", "review", "nonexistent.patch")}, want: "nonexistent.patch"},
@@ -613,17 +618,6 @@ func TestReviewHeadFilesStayInDir(t *testing.T) {
 	got, found, err := lc.head(context.Background(), "../outside-secret.txt")
 	if err != nil || found || got != "" {
 		t.Errorf("head(../outside-secret.txt) = %q, %v, %v; want nothing read", got, found, err)
-	}
-}
-
-func TestLocalEndpoint(t *testing.T) {
-	for u, want := range map[string]bool{
-		"http://localhost:11434/v1": true, "http://127.0.0.1:8000": true, "http://[::1]:1/v1": true,
-		"http://localhost.evil.example/v1": false, "https://api.openai.com/v1": false,
-	} {
-		if got := localEndpoint(u); got != want {
-			t.Errorf("localEndpoint(%q) = %v; want %v", u, got, want)
-		}
 	}
 }
 

@@ -89,11 +89,6 @@ func RenderReviewBody(n int) string {
 	return ReviewMarker + "\n" + fmt.Sprintf("anchor-review: %d %s on the lines below. The report comment in the conversation has every finding, the coverage and the verdict.", n, noun)
 }
 
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// clip shortens sanitized Markdown to at most n runes, marking the cut,
+// never inside an escape, an entity or a code span (report.Clip).
+func clip(s string, n int) string { return report.Clip(s, n) }

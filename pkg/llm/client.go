@@ -7,15 +7,24 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+)
+
+// Values of Config.APIType.
+const (
+	APITypeAuto   = ""
+	APITypeOpenAI = "openai"
+	APITypeAzure  = "azure"
 )
 
 // Defaults for the zero values of Config.
@@ -37,12 +46,17 @@ type Config struct {
 	// "https://api.openai.com/v1" or "http://localhost:8000/v1".
 	BaseURL string
 	// APIKey is sent as a bearer token (Azure: the api-key header) and is
-	// redacted from every error text.
+	// redacted from every error text. Empty sends no credential header.
 	APIKey string
 	// Azure selects Azure OpenAI; it is also inferred from a BaseURL host
-	// under openai.azure.com or cognitiveservices.azure.com. On Azure the
-	// request's Model is the deployment name.
+	// under openai.azure.com or cognitiveservices.azure.com unless APIType
+	// says otherwise. On Azure the request's Model is the deployment name.
 	Azure bool
+	// APIType names the request shape: APITypeAuto (Azure by host name),
+	// APITypeOpenAI (even on an Azure host: Azure's OpenAI-compatible
+	// /openai/v1 endpoint, a gateway in front of Azure) or APITypeAzure
+	// (any host: a private endpoint or a proxy under another name).
+	APIType string
 	// AzureAPIVersion is the api-version query value on Azure.
 	AzureAPIVersion string
 	// UserAgent is the User-Agent of every request (default
@@ -85,6 +99,15 @@ type Client struct {
 	// jsonObject is set once a server rejects json_schema mode; from then on
 	// every request uses json_object mode with the schema in the prompt.
 	jsonObject atomic.Bool
+	// unreachable holds the ErrUnreachable of the first call whose every
+	// attempt failed to connect: later calls return it without a request,
+	// so a wrong base-url costs one call's retries, not every persona's.
+	unreachable atomic.Pointer[error]
+	// probe is closed when the call retrying an endpoint that refused to
+	// connect ends; while it is open, other calls that could not connect
+	// wait for it instead of retrying on their own (nil: no probe).
+	probeMu sync.Mutex
+	probe   chan struct{}
 
 	mu    sync.Mutex
 	total Usage
@@ -103,8 +126,15 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.Schemas) == 0 {
 		return nil, errors.New("llm: no schemas configured")
 	}
-	if IsAzureURL(cfg.BaseURL) {
+	switch cfg.APIType {
+	case APITypeAzure:
 		cfg.Azure = true
+	case APITypeOpenAI:
+		cfg.Azure = false
+	case APITypeAuto:
+		cfg.Azure = cfg.Azure || IsAzureURL(cfg.BaseURL)
+	default:
+		return nil, fmt.Errorf("llm: API type %q is not one of %s, %s", cfg.APIType, APITypeOpenAI, APITypeAzure)
 	}
 	cfg.CallTimeout = orDefault(cfg.CallTimeout, DefaultCallTimeout)
 	cfg.Budget = orDefault(cfg.Budget, DefaultBudget)
@@ -259,10 +289,14 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 // exchange sends msgs until an answer arrives, retrying transient faults.
 // It returns the answer's raw content.
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
-	failures := 0
+	failures, unconnected := 0, 0
+	defer c.endProbe(&unconnected)
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
+		}
+		if e := c.unreachable.Load(); e != nil {
+			return "", *e
 		}
 		if !time.Now().Before(c.deadline) {
 			return "", ErrBudget
@@ -295,8 +329,26 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			return "", err
 		}
 		// 429, 5xx, or a transport error: transient.
+		if notConnected(err) {
+			if wait := c.joinProbe(unconnected); wait != nil {
+				// Another call is already finding out whether the endpoint
+				// is there: its answer is this call's.
+				select {
+				case <-wait:
+				case <-ctx.Done():
+					return "", context.Cause(ctx)
+				}
+				continue
+			}
+			unconnected++
+		}
 		failures++
 		if failures >= c.cfg.MaxAttempts {
+			if unconnected == failures {
+				e := fmt.Errorf("%w: base-url %s: no attempt of %d connected (check base-url, and that the server is up): %w", ErrUnreachable, c.cfg.BaseURL, failures, err)
+				c.unreachable.CompareAndSwap(nil, &e)
+				return "", *c.unreachable.Load()
+			}
 			return "", fmt.Errorf("gave up after %d attempts: %w", failures, err)
 		}
 		d := c.backoff(failures, hdr)
@@ -369,19 +421,31 @@ func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 	var re *openai.RequestError
 	switch {
 	case errors.As(err, &oe):
-		return out, got.header, &APIError{
+		return out, got.header, c.apiError(&APIError{
 			Status:  oe.HTTPStatusCode,
 			Code:    c.redact(codeString(oe.Code)),
 			Type:    c.redact(oe.Type),
 			Message: c.redact(truncate(oe.Message)),
-		}
+		})
 	case errors.As(err, &re):
-		return out, got.header, &APIError{
+		return out, got.header, c.apiError(&APIError{
 			Status:  re.HTTPStatusCode,
 			Message: c.redact(truncate(string(re.Body))),
-		}
+		})
 	}
 	return out, got.header, c.safe(err)
+}
+
+// apiError adds what to check to an error answer: a 401 is about the key
+// (api-key), and without one, that the endpoint wants one.
+func (c *Client) apiError(e *APIError) *APIError {
+	if e.Status == http.StatusUnauthorized {
+		e.Hint = "the endpoint refused the api-key"
+		if c.cfg.APIKey == "" {
+			e.Hint = "the endpoint wants an api-key, and none was set"
+		}
+	}
+	return e
 }
 
 // safe returns err, or when its text carries a secret, a new error with the
@@ -449,6 +513,44 @@ func parseDuration(v string, unit float64) (time.Duration, bool) {
 	return time.Duration(ns), true
 }
 
+// joinProbe makes this call the one that retries an endpoint that refused
+// to connect (nil), or returns the channel of the call already doing so.
+// unconnected > 0 means this call is that one.
+func (c *Client) joinProbe(unconnected int) <-chan struct{} {
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if unconnected > 0 || c.probe == nil {
+		if c.probe == nil {
+			c.probe = make(chan struct{})
+		}
+		return nil
+	}
+	return c.probe
+}
+
+// endProbe releases the calls waiting on this one, if it was the probe.
+func (c *Client) endProbe(unconnected *int) {
+	if *unconnected == 0 {
+		return
+	}
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if c.probe != nil {
+		close(c.probe)
+		c.probe = nil
+	}
+}
+
+// notConnected reports whether a request failed before reaching any
+// server: the connection was refused or the host name does not resolve.
+func notConnected(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) && dns.IsNotFound
+}
+
 func usageOf(u openai.Usage) Usage {
 	out := Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	if u.PromptTokensDetails != nil {
@@ -491,6 +593,11 @@ func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
 	// go-openai sends Go's default User-Agent; the endpoint's operator sees
 	// which tool, at which version, is calling.
 	req.Header.Set("User-Agent", d.userAgent)
+	// With no key, no credential header at all (go-openai sends an empty
+	// Azure api-key header): a keyless local server sees no credential.
+	if req.Header.Get("api-key") == "" {
+		req.Header.Del("api-key")
+	}
 	resp, err := d.hc.Do(req)
 	if c, ok := req.Context().Value(captureKey{}).(*captured); ok && resp != nil {
 		c.header = resp.Header.Clone()

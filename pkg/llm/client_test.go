@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -709,4 +710,162 @@ func FuzzRetryAfter(f *testing.F) {
 			t.Fatalf("RetryAfter(%q, %q): got %v with ok=false; want 0", seconds, ms, d)
 		}
 	})
+}
+
+// TestNoKeySendsNoCredential: a keyless endpoint (an Ollama service
+// container) gets no Authorization or api-key header at all, on the wire.
+func TestNoKeySendsNoCredential(t *testing.T) {
+	t.Parallel()
+	for _, azure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("azure=%v", azure), func(t *testing.T) {
+			t.Parallel()
+			s := fakeServer(t)
+			c, _ := newClient(t, s, func(c *llm.Config) {
+				c.APIKey, c.Azure = "", azure
+				if azure {
+					c.BaseURL = s.URL // Azure paths start at the host
+				}
+			})
+			if _, err := c.Complete(context.Background(), request("correctness")); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			h := s.Requests()[0].Header
+			for _, name := range []string{"Authorization", "Api-Key"} {
+				if v, ok := h[name]; ok {
+					t.Errorf("header %s = %q sent; want none without a key", name, v)
+				}
+			}
+		})
+	}
+}
+
+// TestUnauthorizedNamesAPIKey: a 401 is fatal and says to check api-key,
+// whether a key was sent or none was.
+func TestUnauthorizedNamesAPIKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{testKey: "refused the api-key", "": "wants an api-key, and none was set"} {
+		s := fakeServer(t)
+		c, _ := newClient(t, s, func(c *llm.Config) { c.APIKey = key })
+		s.Script("correctness", llmtest.Unauthorized())
+		_, err := c.Complete(context.Background(), request("correctness"))
+		if !llm.Fatal(err) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("key %q: got %v (fatal %v); want a fatal error saying %q", key, err, llm.Fatal(err), want)
+		}
+		if n := len(s.Requests()); n != 1 {
+			t.Errorf("key %q: %d requests; want 1 (a 401 is not retried)", key, n)
+		}
+	}
+}
+
+// TestUnreachableEndpoint: a base-url where nothing listens fails the call
+// after its attempts with a fatal error naming base-url, and every later
+// call of the client fails at once, without a request (a wrong base-url
+// costs one call's retries, not every persona's).
+func TestUnreachableEndpoint(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	ln.Close() // connection refused from now on
+	sl := &sleeper{}
+	c, err := llm.New(llm.Config{BaseURL: base, APIKey: testKey, Sleep: sl.Sleep, Schemas: prompts.Schemas()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Complete(context.Background(), request("correctness"))
+	if !errors.Is(err, llm.ErrUnreachable) || !llm.Fatal(err) || !strings.Contains(err.Error(), "base-url") {
+		t.Fatalf("first call: %v; want a fatal ErrUnreachable naming base-url", err)
+	}
+	if first.Attempts != llm.DefaultMaxAttempts {
+		t.Errorf("first call made %d attempts; want %d", first.Attempts, llm.DefaultMaxAttempts)
+	}
+	second, err := c.Complete(context.Background(), request("security"))
+	if !errors.Is(err, llm.ErrUnreachable) || second.Attempts != 0 {
+		t.Errorf("second call: %v after %d attempts; want ErrUnreachable at once", err, second.Attempts)
+	}
+	if n := len(sl.Waits()); n != llm.DefaultMaxAttempts-1 {
+		t.Errorf("%d backoff waits; want %d (the first call's only)", n, llm.DefaultMaxAttempts-1)
+	}
+}
+
+// TestUnreachableEndpointConcurrentCalls: personas calling at once do not
+// each retry a refused endpoint: one call retries, the others wait for its
+// answer, and all end with the same fatal error.
+func TestUnreachableEndpointConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	sl := &sleeper{}
+	c, err := llm.New(llm.Config{BaseURL: base, APIKey: testKey, Sleep: sl.Sleep, Schemas: prompts.Schemas()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 8
+	attempts := make([]int, calls)
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			resp, err := c.Complete(context.Background(), request("correctness"))
+			attempts[i], errs[i] = resp.Attempts, err
+		})
+	}
+	wg.Wait()
+	total := 0
+	for i := range calls {
+		total += attempts[i]
+		if !errors.Is(errs[i], llm.ErrUnreachable) {
+			t.Errorf("call %d: %v; want ErrUnreachable", i, errs[i])
+		}
+	}
+	// Each call's first attempt, plus the one probing call's retries.
+	if max := calls + llm.DefaultMaxAttempts - 1; total > max {
+		t.Errorf("%d requests in all; want at most %d", total, max)
+	}
+}
+
+// TestAPIType: the request shape follows APIType, not only the host name:
+// azure on any host (a private endpoint), openai on an Azure host (Azure's
+// OpenAI-compatible v1 API).
+func TestAPIType(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, apiType string
+		wantPath      string
+	}{
+		{"azure on another host", llm.APITypeAzure, "/openai/deployments/review-deploy/chat/completions"},
+		{"openai", llm.APITypeOpenAI, "/v1/chat/completions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := fakeServer(t)
+			c, _ := newClient(t, s, func(c *llm.Config) {
+				c.APIType, c.AzureAPIVersion = tc.apiType, "2025-04-01-preview"
+				if tc.apiType == llm.APITypeAzure {
+					c.BaseURL = s.URL
+				}
+			})
+			r := request("correctness")
+			r.Model = "review-deploy"
+			if _, err := c.Complete(context.Background(), r); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			got := s.Requests()[0]
+			if got.Path != tc.wantPath {
+				t.Errorf("path %s; want %s", got.Path, tc.wantPath)
+			}
+			if tc.apiType == llm.APITypeAzure && got.APIVersion != "2025-04-01-preview" {
+				t.Errorf("api-version %q; want 2025-04-01-preview", got.APIVersion)
+			}
+		})
+	}
+	if _, err := llm.New(llm.Config{BaseURL: "https://x.example/v1", APIType: "bedrock", Schemas: prompts.Schemas()}); err == nil {
+		t.Error("New accepted API type bedrock")
+	}
 }

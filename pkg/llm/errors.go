@@ -16,6 +16,8 @@ type APIError struct {
 	Code    string // the error's code (or empty)
 	Type    string // the error's type (or empty)
 	Message string // the server's message, redacted and truncated
+	// Hint says what to check, in our words (a 401 names api-key).
+	Hint string
 }
 
 // Error describes the answer: status, code and type, the redacted message.
@@ -27,6 +29,9 @@ func (e *APIError) Error() string {
 	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
+	}
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
 	}
 	return b.String()
 }
@@ -100,12 +105,13 @@ func codeString(code any) string {
 // Fatal reports whether err means the endpoint refuses the whole run, so
 // no other call can succeed either: a bad or missing key (401), a key
 // without access (403), an unknown model or deployment (404), or no quota
-// (ErrQuota). The review stops at the first one.
+// (ErrQuota), or no endpoint at base-url (ErrUnreachable). The review stops
+// at the first one.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrQuota) {
+	if errors.Is(err, ErrQuota) || errors.Is(err, ErrUnreachable) {
 		return true
 	}
 	var api *APIError

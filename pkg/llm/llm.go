@@ -129,6 +129,10 @@ var (
 	ErrBudget = errors.New("time budget exhausted")
 	// ErrTimeout: one HTTP request took longer than Config.CallTimeout.
 	ErrTimeout = errors.New("call timed out")
+	// ErrUnreachable: no attempt of a call reached the endpoint (connection
+	// refused, or its host not found): base-url is wrong or the server is
+	// down. Fatal; once seen, the client's later calls fail at once.
+	ErrUnreachable = errors.New("the model endpoint cannot be reached")
 	// ErrNoAnswer: a Replay has no recorded answer for the request.
 	ErrNoAnswer = errors.New("no recorded answer")
 )

@@ -469,7 +469,7 @@ func (d *doc) row(f finding.Finding, number string) string {
 // each side. Without a head SHA (a local diff) it is plain text.
 func (d *doc) fileCell(path string, line int) string {
 	line = max(line, 1)
-	text := Sanitize(fmt.Sprintf("%s:%d", path, line), d.o)
+	text := Code(fmt.Sprintf("%s:%d", path, line), d.o)
 	link := d.permalink(path, line)
 	if link == "" {
 		return text
@@ -480,7 +480,7 @@ func (d *doc) fileCell(path string, line int) string {
 // permalink is {ServerURL}/{Repo}/blob/{HeadSHA}/{path}#L{a}-L{b}, every
 // path segment escaped; "" when the repository or head SHA is unknown.
 func (d *doc) permalink(path string, line int) string {
-	if d.o.Repo == "" || d.o.HeadSHA == "" {
+	if d.o.Repo == "" || d.o.HeadSHA == "" || d.o.Local {
 		return ""
 	}
 	return d.o.ServerURL + "/" + escapeSegments(d.o.Repo) + "/blob/" + url.PathEscape(d.o.HeadSHA) + "/" +
@@ -601,7 +601,7 @@ func (d *doc) coverage(b *strings.Builder) {
 		fmt.Fprintf(b, "**Not reviewed:** %s.\n\n", plural(len(c.NotReviewed), "file", "files"))
 		var files []string
 		for _, e := range c.NotReviewed {
-			files = append(files, clip(Sanitize(e.Path, o), itemMax)+": "+clip(orDefault(Sanitize(e.Reason, o), "excluded"), reasonMax))
+			files = append(files, clip(pathText(e.Path, o), itemMax)+": "+clip(orDefault(Sanitize(e.Reason, o), "excluded"), reasonMax))
 		}
 		writeList(b, files)
 	} else {
@@ -612,7 +612,7 @@ func (d *doc) coverage(b *strings.Builder) {
 		b.WriteString("**Demoted findings:**\n\n")
 		var dem []string
 		for _, f := range d.r.Demoted {
-			dem = append(dem, fmt.Sprintf("%s (%s, %s)", clip(Sanitize(f.Title, o), titleMax), Sanitize(string(f.Severity), o), Sanitize(fmt.Sprintf("%s:%d", f.File, f.Line), o)))
+			dem = append(dem, fmt.Sprintf("%s (%s, %s)", clip(Sanitize(f.Title, o), titleMax), Sanitize(string(f.Severity), o), Code(fmt.Sprintf("%s:%d", f.File, f.Line), o)))
 		}
 		writeList(b, dem)
 	}
@@ -696,12 +696,21 @@ func (d *doc) rereview(b *strings.Builder) {
 	fmt.Fprintf(b, "**Reviewed heads:** %s.\n\n", strings.Join(heads, " → "))
 }
 
+// pathText renders a not-reviewed entry's path: a file's as code (shown as
+// written), a description in parentheses ("(persona security)") as text.
+func pathText(p string, o Options) string {
+	if strings.HasPrefix(p, "(") {
+		return Sanitize(p, o)
+	}
+	return Code(p, o)
+}
+
 func rejectionItems(rs []review.Rejection, o Options, noReason string) []string {
 	var items []string
 	for _, r := range rs {
 		items = append(items, fmt.Sprintf("%s (%s): %s",
 			clip(Sanitize(r.Title, o), titleMax),
-			clip(Sanitize(fmt.Sprintf("%s:%d", r.File, r.Line), o), itemMax),
+			clip(Code(fmt.Sprintf("%s:%d", r.File, r.Line), o), itemMax),
 			clip(orDefault(Sanitize(r.Reason, o), noReason), reasonMax)))
 	}
 	return items

@@ -17,7 +17,7 @@ func writeConfiguration(b *strings.Builder, c review.Coverage, o Options) {
 	}
 	b.WriteString("**Configuration:** ")
 	if cu := c.Config; cu != nil {
-		path := "`" + Sanitize(cu.Path, o) + "`"
+		path := Code(cu.Path, o)
 		if cu.Found {
 			b.WriteString(path + " at the " + Sanitize(cu.Where, o))
 			if len(cu.CustomPersonas) > 0 {

@@ -54,7 +54,7 @@ func ExampleComment() {
 	//
 	// | # | File | Issue | Reviewer | Confidence |
 	// |---|---|---|---|---|
-	// | 1 | [store/file.go:31](https://github.com/octo/widgets/blob/0123456789abcdef0123456789abcdef01234567/store/file.go#L30-L32) | **Error from Close is dropped**<br>A failed flush loses writes silently; ping @​octocat. | correctness, reliability | 100 (promoted) |
+	// | 1 | [`store/file.go:31`](https://github.com/octo/widgets/blob/0123456789abcdef0123456789abcdef01234567/store/file.go#L30-L32) | **Error from Close is dropped**<br>A failed flush loses writes silently; ping @​octocat. | correctness, reliability | 100 (promoted) |
 	//
 	// <details><summary>Coverage</summary>
 	//

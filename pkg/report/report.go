@@ -73,6 +73,9 @@ type Options struct {
 	// Repo ("owner/name") and HeadSHA override the Result's when set.
 	Repo    string
 	HeadSHA string
+	// Local marks a review of a change that is on no server (the command
+	// line's --diff and --base): files are named, never linked.
+	Local bool
 	// FailOn is the fail-on input: P0..P3 (case-insensitive) or "never".
 	// Empty or unknown means the default, P1.
 	FailOn string

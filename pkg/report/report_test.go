@@ -360,8 +360,8 @@ func TestCommentContract(t *testing.T) {
 		t.Errorf("saw %d numbered rows; want %d", next-1, len(r.Findings))
 	}
 	for _, link := range []string{
-		"[api/login.go:42](https://github.com/octo/widgets/blob/" + headSHA + "/api/login.go#L41-L43)",
-		"[store/cache.go:1](https://github.com/octo/widgets/blob/" + headSHA + "/store/cache.go#L1-L2)",
+		"[`api/login.go:42`](https://github.com/octo/widgets/blob/" + headSHA + "/api/login.go#L41-L43)",
+		"[`store/cache.go:1`](https://github.com/octo/widgets/blob/" + headSHA + "/store/cache.go#L1-L2)",
 		"(https://github.com/octo/widgets/blob/" + headSHA + "/store/user%20repo.go#L87-L89)",
 		"(https://github.com/octo/widgets/blob/" + headSHA + "/docs/%C3%BC%C3%B1%C3%AD/ok.go#L2-L4)",
 	} {
@@ -450,8 +450,38 @@ func TestCommentLocalDiffHasNoLinks(t *testing.T) {
 	if strings.Contains(body, "/blob/") {
 		t.Error("a local-diff report links to a blob")
 	}
-	if !strings.Contains(body, "| web/handler.go:7 |") {
+	if !strings.Contains(body, "| `web/handler.go:7` |") {
 		t.Errorf("plain file cell missing:\n%s", body)
+	}
+}
+
+// TestCommentLocalCommitHasNoLinks: `review --base` knows its head commit,
+// but no server has it: the report names files without linking them.
+func TestCommentLocalCommitHasNoLinks(t *testing.T) {
+	o := opts()
+	o.Local = true
+	body := Comment(successResult(), o)
+	if strings.Contains(body, "/blob/") {
+		t.Errorf("a local review's report links to a blob:\n%s", body)
+	}
+}
+
+// TestPathsKeepTheirAt: a path with '@' (an npm scope) is shown exactly as
+// written, in code, with no zero-width space; an '@' in model text is
+// still defused.
+func TestPathsKeepTheirAt(t *testing.T) {
+	r := successResult()
+	r.Findings[0].File = "packages/@scope/pkg/index.ts"
+	r.Findings[0].WhyItMatters = "ask @octocat"
+	body := Comment(r, opts())
+	if !strings.Contains(body, "[`packages/@scope/pkg/index.ts:") || !strings.Contains(body, "/packages/@scope/pkg/index.ts#L") {
+		t.Errorf("the path is not shown and linked as written:\n%s", body)
+	}
+	if strings.Contains(body, "@\u200bscope") {
+		t.Error("a zero-width space was put into the path")
+	}
+	if !strings.Contains(body, "ask @\u200boctocat") {
+		t.Errorf("the mention in model text is live:\n%s", body)
 	}
 }
 

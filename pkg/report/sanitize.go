@@ -60,9 +60,9 @@ var (
 	issueRefPattern = regexp.MustCompile(`#([0-9])`)
 
 	// cellEscaper escapes text for a Markdown table cell. Backslash first:
-	// it is the escape character itself. Backticks are escaped because
-	// escapes do not work inside code spans; '@' gets a zero-width space so
-	// no mention can ping.
+	// it is the escape character itself. A backtick left here is one no
+	// code span (codeSpans) took: escaped, it cannot open one; '@' gets a
+	// zero-width space so no mention can ping.
 	cellEscaper = strings.NewReplacer(
 		`\`, `\\`,
 		"&", "&amp;",
@@ -98,9 +98,14 @@ var (
 //     blocks, Bearer tokens, JWTs) becomes [REDACTED];
 //   - images are removed; links and bare URLs to hosts other than
 //     o.ServerURL's are replaced by their text or "(link removed)";
-//   - HTML is escaped (no raw '<' survives), '@' is followed by a zero-width
-//     space so mentions cannot ping, '#123' cannot cross-reference, table
-//     pipes, brackets, backticks and backslashes are escaped;
+//   - text between a pair of backticks becomes a code span (shown as
+//     written: no mention, reference, HTML or link works inside one), its
+//     pipes escaped for the table; a backtick without a pair, or around
+//     text that cannot be a safe span, is escaped;
+//   - elsewhere, HTML is escaped (no raw '<' survives), '@' is followed by
+//     a zero-width space so mentions cannot ping, '#123' cannot
+//     cross-reference, table pipes, brackets, backticks and backslashes
+//     are escaped;
 //   - copies of the report marker are removed.
 //
 // Workflow-command shapes ("::error::") mean nothing in Markdown and stay as
@@ -314,10 +319,65 @@ func removeForeignURLs(s, host string) string {
 	})
 }
 
-// escapeText removes bare URLs to other hosts and escapes the rest.
+// escapeText removes bare URLs to other hosts, keeps text between a pair of
+// backticks as a code span, and escapes the rest.
 func escapeText(s, host string) string {
-	s = cellEscaper.Replace(removeForeignURLs(s, host))
-	return issueRefPattern.ReplaceAllString(s, "#\u200b$1")
+	s = removeForeignURLs(s, host)
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if code := s[i+1 : i+1+j]; codeable(code) {
+			b.WriteString(escapePlain(s[:i]) + codeSpan(code))
+			s = s[i+2+j:]
+			continue
+		}
+		b.WriteString(escapePlain(s[:i+1])) // this backtick stays text
+		s = s[i+1:]
+	}
+	b.WriteString(escapePlain(s))
+	return b.String()
+}
+
+func escapePlain(s string) string {
+	return issueRefPattern.ReplaceAllString(cellEscaper.Replace(s), "#\u200b$1")
+}
+
+// codeable reports whether s can be the content of a single-backtick code
+// span in a table cell: not blank, no backtick, and no backslash before a
+// pipe or at the end (inside a span a backslash is literal, so it would
+// turn the pipe's escape, or the closing backtick, back into syntax).
+func codeable(s string) bool {
+	return strings.TrimSpace(s) != "" && !strings.Contains(s, "`") &&
+		!strings.Contains(s, `\|`) && !strings.HasSuffix(s, `\`)
+}
+
+// codeSpan renders codeable text as a code span for a table cell: GFM
+// splits cells before it parses spans, so pipes keep their escape.
+func codeSpan(s string) string { return "`" + strings.ReplaceAll(s, "|", `\|`) + "`" }
+
+// Code renders untrusted text that names something in the repository (a
+// file path) as a code span, so the reader sees it exactly as written: no
+// zero-width space after an '@' (packages/@scope/...), no escapes; nothing
+// in a span can mention, reference or link. Secrets and invisible
+// characters are handled as in Sanitize. Text that cannot be a safe span is
+// Sanitized instead.
+func Code(s string, o Options) string {
+	secrets := secretValues(o.Secrets)
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = stripInvisible(s)
+	s = strings.Join(strings.Fields(redact(s, secrets)), " ")
+	s = finalPass(s, secrets, Redacted)
+	if !codeable(s) {
+		return Sanitize(s, o)
+	}
+	return codeSpan(s)
 }
 
 // sameHost reports whether raw is an http(s) URL on host.
@@ -347,6 +407,11 @@ func containsFold(s, substr string) bool {
 
 // clip shortens sanitized text to at most n runes, ending in "…". It never
 // leaves a dangling escape backslash.
+// Clip shortens Sanitize's output to at most n runes, marking the cut,
+// without splitting an escape pair or an entity or leaving a code span
+// open.
+func Clip(s string, n int) string { return clip(s, n) }
+
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -359,7 +424,32 @@ func clip(s string, n int) string {
 	if trailing := len(cut) - len(strings.TrimRight(cut, `\`)); trailing%2 == 1 {
 		cut = cut[:len(cut)-1]
 	}
+	// Do not cut a code span open: what follows its backtick would be
+	// Markdown that no escape was written for. (Inside a span '&' and '\'
+	// are literal, so the cuts above may have landed in one.)
+	if open := openSpan(cut); open >= 0 {
+		cut = cut[:open]
+	}
 	return cut + "…"
+}
+
+// openSpan returns the offset of the backtick that opens a code span s
+// leaves unclosed, or -1. In Sanitize's output every backtick outside a
+// span is escaped, and no span's content ends in a backslash or holds a
+// backtick (codeable).
+func openSpan(s string) int {
+	open := -1
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && open < 0:
+			i++ // an escape pair outside a span
+		case s[i] == '`' && open < 0:
+			open = i
+		case s[i] == '`':
+			open = -1
+		}
+	}
+	return open
 }
 
 // runeOffset is the byte offset of the n-th rune of s (len(s) past the end).

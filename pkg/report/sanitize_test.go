@@ -19,7 +19,14 @@ func TestSanitize(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"plain", "Nil map write in `New`", o, "Nil map write in \\`New\\`"},
+		{"plain", "Nil map write in plain words", o, "Nil map write in plain words"},
+		{"code span", "Nil map write in `New`", o, "Nil map write in `New`"},
+		{"code keeps what it shows", "call `notify(@admin, <b>x</b>, #12)` here", o, "call `notify(@admin, <b>x</b>, #12)` here"},
+		{"code pipe stays in the cell", "`a|b` and c|d", o, "`a\\|b` and c\\|d"},
+		{"unpaired backtick", "a ` b", o, "a \\` b"},
+		{"code ending in a backslash", "`a\\` then <b>`", o, "\\`a\\\\` then <b>`"}, // the second pair is the span
+		{"backslash before a pipe in code", "`a\\|b`", o, "\\`a\\\\\\|b\\`"},
+		{"empty code", "`` x", o, "\\`\\` x"},
 		{"html", `<script>alert("x")</script> & <b>`, o, `&lt;script&gt;alert("x")&lt;/script&gt; &amp; &lt;b&gt;`},
 		{"html comment", "<!-- hidden -->text", o, "&lt;!-- hidden --&gt;text"},
 		{"mention", "ask @octocat", o, "ask @\u200boctocat"},
@@ -108,6 +115,32 @@ func TestClip(t *testing.T) {
 // GitHub login or team name.
 var liveMention = regexp.MustCompile(`@[A-Za-z0-9_-]`)
 
+// unescapedPipe is a pipe GFM would take as a cell boundary: not preceded
+// by a backslash, or preceded by an escaped one.
+var unescapedPipe = regexp.MustCompile(`(?:^|[^\\])(?:\\\\)*\|`)
+
+// outsideCode is s without its code spans, failing when one is left open.
+func outsideCode(t *testing.T, s string) string {
+	t.Helper()
+	if openSpan(s) >= 0 {
+		t.Fatalf("code span left open in %q", s)
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && !in && i+1 < len(s):
+			b.WriteString(s[i : i+2])
+			i++
+		case s[i] == '`':
+			in = !in
+		case !in:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
 func FuzzSanitize(f *testing.F) {
 	for _, seed := range []string{
 		"plain text",
@@ -119,6 +152,7 @@ func FuzzSanitize(f *testing.F) {
 		"Bearer abcdefghijk sk-proj-abcdefghijklmnopqrstu",
 		"[[a](https://e.example)](https://github.com/x)",
 		"@\u200b@@org/team `a|b` \\|",
+		"`<img src=x>` `@octocat` `a\\|b` `x\\` ``",
 	} {
 		f.Add(seed)
 	}
@@ -129,11 +163,23 @@ func FuzzSanitize(f *testing.F) {
 		if !utf8.ValidString(out) {
 			t.Fatalf("invalid UTF-8: %q", out)
 		}
-		if strings.Contains(out, "<") {
-			t.Errorf("raw '<' in %q", out)
+		// Code spans show their text as written; everything else is
+		// Markdown and must be inert. A span never stays open, not even
+		// when the text is clipped, and no pipe can end the table cell.
+		text := outsideCode(t, out)
+		if strings.Contains(text, "<") {
+			t.Errorf("raw '<' outside code in %q", out)
 		}
-		if liveMention.MatchString(out) {
+		if liveMention.MatchString(text) {
 			t.Errorf("live mention in %q", out)
+		}
+		if unescapedPipe.MatchString(out) {
+			t.Errorf("a pipe that ends the table cell in %q", out)
+		}
+		for n := 1; n < utf8.RuneCountInString(out); n += 7 {
+			if c := clip(out, n); openSpan(c) >= 0 {
+				t.Errorf("clip(%q, %d) = %q leaves a code span open", out, n, c)
+			}
 		}
 		if strings.Contains(strings.ToLower(out), "anchor-review:report") {
 			t.Errorf("marker in %q", out)

@@ -2,10 +2,14 @@
 // section 7.4, the sarif-path output) for github/codeql-action/upload-sarif,
 // so code scanning can list, track and dismiss them.
 //
-// The mapping: one rule per persona (ruleId "anchor-review/<persona>",
-// the persona being the finding's category: the findings schema has no
-// other); a finding several personas reported belongs to the first of its
-// sorted reviewers and lists all of them in its properties. Severity maps to
+// The mapping: one rule per finding (ruleId
+// "anchor-review/<persona>/<key>", the persona being the finding's
+// category, the key its fingerprint), described by that finding: code
+// scanning titles an alert with its rule's short description, so each
+// alert reads as its own problem (the title), with why it matters as the
+// full description and the suggested fix in the help. A finding several
+// personas reported belongs to the first of its sorted reviewers and lists
+// all of them in its properties. Severity maps to
 // level: P0 and P1 "error", P2 "warning", P3 "note". Each result has one
 // location (the file relative to the checkout, %SRCROOT%, and the line) and
 // the same fingerprint the inline comments carry as its partial
@@ -19,6 +23,8 @@ package sarif
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -86,14 +92,20 @@ type Driver struct {
 	Rules          []Rule `json:"rules"`
 }
 
-// Rule is one persona.
+// Rule is one finding's problem, as code scanning titles its alert.
 type Rule struct {
 	ID               string         `json:"id"`
 	Name             string         `json:"name"`
 	ShortDescription Message        `json:"shortDescription"`
+	FullDescription  *Message       `json:"fullDescription,omitempty"`
+	Help             *Message       `json:"help,omitempty"`
 	DefaultConfig    RuleConfig     `json:"defaultConfiguration"`
 	Properties       map[string]any `json:"properties,omitempty"`
 }
+
+// descriptionMax bounds a rule's descriptions: code scanning refuses a
+// shortDescription over 1,024 characters.
+const descriptionMax = 1000
 
 // RuleConfig is a rule's default configuration.
 type RuleConfig struct {
@@ -163,8 +175,9 @@ func Level(s finding.Severity) string {
 	return "note"
 }
 
-// RuleID is the rule of a persona.
-func RuleID(persona string) string { return ToolName + "/" + persona }
+// RuleID is the rule of a persona's finding whose key (fingerprint) is
+// key.
+func RuleID(persona, key string) string { return ToolName + "/" + persona + "/" + key }
 
 // Build turns the posted findings into a SARIF log with one run.
 func Build(findings []finding.Finding, o Options) Log {
@@ -183,22 +196,17 @@ func Build(findings []finding.Finding, o Options) Log {
 		if len(f.Reviewers) > 0 {
 			persona = safeName(f.Reviewers[0])
 		}
-		id := RuleID(persona)
+		title, why, fix := text(f.Title, o.Secrets), text(f.WhyItMatters, o.Secrets), text(f.SuggestedFix, o.Secrets)
+		id := RuleID(persona, ruleKey(o.Fingerprints[f.Number], persona, title))
 		if _, ok := index[id]; !ok {
 			index[id] = len(run.Tool.Driver.Rules)
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, Rule{
-				ID:               id,
-				Name:             ruleName(persona),
-				ShortDescription: Message{Text: fmt.Sprintf("Findings of the anchor-review %s reviewer persona, validated at confidence anchor 75 or higher.", persona)},
-				DefaultConfig:    RuleConfig{Level: "warning"},
-				Properties:       map[string]any{"tags": []string{ToolName, persona}},
-			})
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(id, persona, f.Severity, title, why, fix))
 		}
-		msg := text(f.Title, o.Secrets)
-		if why := text(f.WhyItMatters, o.Secrets); why != "" {
+		msg := title
+		if why != "" {
 			msg += ". " + why
 		}
-		if fix := text(f.SuggestedFix, o.Secrets); fix != "" {
+		if fix != "" {
 			msg += " Suggested fix: " + fix
 		}
 		reviewers := make([]string, 0, len(f.Reviewers))
@@ -225,6 +233,49 @@ func Build(findings []finding.Finding, o Options) Log {
 		run.Results = append(run.Results, res)
 	}
 	return Log{Schema: SchemaURI, Version: Version, Runs: []Run{run}}
+}
+
+// ruleKey is a finding's fingerprint, or when it has none, a hash of its
+// persona and title: the same problem keeps its rule from run to run.
+func ruleKey(fingerprint, persona, title string) string {
+	if k := safeName(fingerprint); fingerprint != "" && k == strings.ToLower(fingerprint) {
+		return k
+	}
+	sum := sha256.Sum256([]byte(persona + "\x00" + strings.ToLower(title)))
+	return hex.EncodeToString(sum[:8])
+}
+
+// rule describes one finding's problem: its title, why it matters, and
+// its suggested fix, all already plain text.
+func rule(id, persona string, sev finding.Severity, title, why, fix string) Rule {
+	r := Rule{
+		ID:               id,
+		Name:             ruleName(persona),
+		ShortDescription: Message{Text: clip(cmp.Or(title, "Finding of the "+persona+" reviewer"), descriptionMax)},
+		DefaultConfig:    RuleConfig{Level: Level(sev)},
+		Properties:       map[string]any{"tags": []string{ToolName, persona}},
+	}
+	if why != "" {
+		r.FullDescription = &Message{Text: clip(why, descriptionMax)}
+	}
+	help := []string{fmt.Sprintf("Found by the anchor-review %s reviewer and confirmed by its validator.", persona)}
+	if why != "" {
+		help = append(help, "Why it matters: "+why)
+	}
+	if fix != "" {
+		help = append(help, "Suggested fix: "+fix)
+	}
+	r.Help = &Message{Text: strings.Join(help, "\n\n")}
+	return r
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // Marshal builds and encodes the log, indented.

@@ -61,6 +61,24 @@ func TestMarshalValidatesAgainstSchema(t *testing.T) {
 }
 
 // TestSchemaCatchesBadLogs proves the validation is not vacuous.
+// TestRulesFollowTheProblem: the same problem keeps its rule across runs
+// (code scanning tracks the alert), and two problems of one persona get two.
+func TestRulesFollowTheProblem(t *testing.T) {
+	fs := findings()
+	fs[2].Reviewers = []string{"reliability"} // two findings of one persona
+	a := Build(fs, Options{Complete: true})
+	b := Build(fs, Options{Complete: true})
+	ra, rb := a.Runs[0].Tool.Driver.Rules, b.Runs[0].Tool.Driver.Rules
+	if len(ra) != 3 || ra[1].ID == ra[2].ID {
+		t.Errorf("rules %+v; want a rule per finding", ra)
+	}
+	for i := range ra {
+		if ra[i].ID != rb[i].ID {
+			t.Errorf("rule %d is %s, then %s; want the same for the same problem", i, ra[i].ID, rb[i].ID)
+		}
+	}
+}
+
 func TestSchemaCatchesBadLogs(t *testing.T) {
 	schema, err := os.ReadFile(schemaPath)
 	if err != nil {
@@ -84,21 +102,29 @@ func TestBuild(t *testing.T) {
 		t.Fatalf("log %+v", l)
 	}
 	run := l.Runs[0]
-	var ids []string
-	for _, r := range run.Tool.Driver.Rules {
-		ids = append(ids, r.ID)
+	// One rule per finding, described by it: code scanning titles each
+	// alert with its rule's short description.
+	if len(run.Tool.Driver.Rules) != 3 {
+		t.Fatalf("%d rules; want one per finding", len(run.Tool.Driver.Rules))
 	}
-	if strings.Join(ids, " ") != "anchor-review/correctness anchor-review/reliability anchor-review/security" {
-		t.Errorf("rules %v; one per persona, first seen first", ids)
+	for i, f := range findings() {
+		r := run.Tool.Driver.Rules[i]
+		if r.ShortDescription.Text != f.Title || r.DefaultConfig.Level != Level(f.Severity) {
+			t.Errorf("rule %d: %q at %s; want the finding's title %q at %s", i, r.ShortDescription.Text, r.DefaultConfig.Level, f.Title, Level(f.Severity))
+		}
+	}
+	if r := run.Tool.Driver.Rules[0]; r.FullDescription == nil || !strings.Contains(r.FullDescription.Text, "can read every table") ||
+		r.Help == nil || !strings.Contains(r.Help.Text, "Suggested fix: Use a placeholder.") {
+		t.Errorf("rule 0 lacks the finding's why and fix: %+v", r)
 	}
 	tests := []struct {
 		rule, level, uri string
 		line, index      int
 		fp               string
 	}{
-		{"anchor-review/correctness", "error", "api/search.go", 42, 0, "0123456789abcdef"},
-		{"anchor-review/reliability", "warning", "dir%20with%20space/%C3%BCn%C3%AF.go", 7, 1, ""},
-		{"anchor-review/security", "note", "main.go", 1, 2, ""},
+		{"anchor-review/correctness/0123456789abcdef", "error", "api/search.go", 42, 0, "0123456789abcdef"},
+		{RuleID("reliability", ruleKey("", "reliability", "Retry loop never sleeps")), "warning", "dir%20with%20space/%C3%BCn%C3%AF.go", 7, 1, ""},
+		{RuleID("security", ruleKey("", "security", "Typo in log")), "note", "main.go", 1, 2, ""},
 	}
 	for i, want := range tests {
 		r := run.Results[i]

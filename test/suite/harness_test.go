@@ -56,6 +56,9 @@ type world struct {
 	// and validator verdicts by "file:line".
 	answers  map[string]json.RawMessage
 	verdicts map[string]json.RawMessage
+	// tweak, when set, changes the loaded configuration before runWith and
+	// runShort start the Action (a deadline shorter than an input allows).
+	tweak func(*action.Config)
 }
 
 // outcome is what one run left behind.
@@ -111,7 +114,7 @@ func newWorld(t *testing.T) *world {
 		"GITHUB_REPOSITORY":   owner + "/" + repoName,
 		"GITHUB_OUTPUT":       w.touch("output"),
 		"GITHUB_STEP_SUMMARY": w.touch("summary.md"),
-		"RUNNER_TEMP":         w.dir,
+		"GITHUB_WORKSPACE":    w.dir,
 		"INPUT_GITHUB-TOKEN":  ghToken,
 		"INPUT_API-KEY":       apiKey,
 		"INPUT_BASE-URL":      w.model.URL,
@@ -237,6 +240,9 @@ func (w *world) runShort(ghOpts []github.Option, mc llm.Config, short map[string
 	cfg, err := action.LoadConfig(w.getenv)
 	if err != nil {
 		w.t.Fatalf("LoadConfig: %v", err)
+	}
+	if w.tweak != nil {
+		w.tweak(&cfg)
 	}
 	a := githubactions.New(githubactions.WithGetenv(w.getenv), githubactions.WithWriter(&stdout))
 	action.Mask(a, cfg)

@@ -40,7 +40,7 @@ func TestInlineReviewAndSARIF(t *testing.T) {
 	if path == "" {
 		t.Fatalf("no sarif-path output: %v", o.outputs)
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(filepath.Join(w.dir, path)) // relative to the workspace
 	if err != nil {
 		t.Fatal(err)
 	}
