@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -85,6 +86,9 @@ type Client struct {
 	// jsonObject is set once a server rejects json_schema mode; from then on
 	// every request uses json_object mode with the schema in the prompt.
 	jsonObject atomic.Bool
+	// noStream is set once a server rejects a streamed request; from then
+	// on no request streams (Request.OnFirstToken is not called).
+	noStream atomic.Bool
 
 	mu    sync.Mutex
 	total Usage
@@ -203,6 +207,11 @@ func (c *Client) Complete(ctx context.Context, r Request) (resp Response, err er
 	if len(r.Messages) == 0 {
 		return resp, errors.New("request has no messages")
 	}
+	if hook := r.OnFirstToken; hook != nil {
+		// Once per call: a retry or the repair round streams again.
+		var once sync.Once
+		r.OnFirstToken = func() { once.Do(hook) }
+	}
 
 	content, err := c.exchange(ctx, r, r.Messages, comp, &resp)
 	if err != nil {
@@ -260,6 +269,11 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 // It returns the answer's raw content.
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
 	failures := 0
+	onFirst := func() {
+		if r.OnFirstToken != nil {
+			r.OnFirstToken()
+		}
+	}
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
@@ -269,8 +283,9 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 		}
 		jsonObject := c.jsonObject.Load()
 		req := c.chatRequest(r, msgs, comp, jsonObject)
+		stream := r.OnFirstToken != nil && !c.noStream.Load()
 		resp.Attempts++
-		out, hdr, err := c.send(ctx, req)
+		out, hdr, err := c.send(ctx, req, stream, onFirst)
 		if err == nil {
 			resp.Usage = resp.Usage.Add(usageOf(out.Usage))
 			if len(out.Choices) == 0 {
@@ -290,6 +305,11 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			// and keep that mode for the client's life (once in it, a
 			// second rejection is an ordinary 4xx below).
 			c.jsonObject.Store(true)
+			continue
+		case isAPI && stream && api.rejectsStreaming():
+			// Streaming only times a cache warm-up: ask again without it,
+			// and never stream again on this client.
+			c.noStream.Store(true)
 			continue
 		case isAPI && api.Status != http.StatusTooManyRequests && api.Status < 500:
 			return "", err
@@ -343,10 +363,11 @@ func (c *Client) chatRequest(r Request, msgs []Message, comp *compiled, jsonObje
 	return req
 }
 
-// send makes one HTTP request under the call timeout and the budget. Its
-// error is ErrTimeout, ErrBudget, the caller's context error, an *APIError
-// or a redacted transport error.
-func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, http.Header, error) {
+// send makes one HTTP request under the call timeout and the budget,
+// streamed when stream is set (see receive). Its error is ErrTimeout,
+// ErrBudget, the caller's context error, an *APIError or a redacted
+// transport error.
+func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest, stream bool, onFirst func()) (openai.ChatCompletionResponse, http.Header, error) {
 	budgetCtx, cancelBudget := context.WithDeadlineCause(ctx, c.deadline, ErrBudget)
 	defer cancelBudget()
 	callCtx, cancelCall := context.WithTimeoutCause(budgetCtx, c.cfg.CallTimeout, ErrTimeout)
@@ -354,7 +375,13 @@ func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 	got := &captured{}
 	callCtx = context.WithValue(callCtx, captureKey{}, got)
 
-	out, err := c.api.CreateChatCompletion(callCtx, req)
+	var out openai.ChatCompletionResponse
+	var err error
+	if stream {
+		out, err = c.receive(callCtx, req, onFirst)
+	} else {
+		out, err = c.api.CreateChatCompletion(callCtx, req)
+	}
 	if err == nil {
 		return out, got.header, nil
 	}
@@ -382,6 +409,44 @@ func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (op
 		}
 	}
 	return out, got.header, c.safe(err)
+}
+
+// receive sends req streamed, with the usage asked for in the last chunk,
+// calls onFirst at the first chunk, and gathers the chunks into one
+// response: the content in order, the usage of the chunk that carries it.
+func (c *Client) receive(ctx context.Context, req openai.ChatCompletionRequest, onFirst func()) (openai.ChatCompletionResponse, error) {
+	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	s, err := c.api.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	defer s.Close()
+	var out openai.ChatCompletionResponse
+	var content strings.Builder
+	chose := false
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		onFirst()
+		if chunk.Usage != nil {
+			out.Usage = *chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index == 0 {
+				chose = true
+				content.WriteString(ch.Delta.Content)
+			}
+		}
+	}
+	if chose {
+		out.Choices = []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: RoleAssistant, Content: content.String()}}}
+	}
+	return out, nil
 }
 
 // safe returns err, or when its text carries a secret, a new error with the
