@@ -102,6 +102,63 @@ func TestContextInPersonaPrompts(t *testing.T) {
 	}
 }
 
+// TestContextByNeed: when a PR changes source code and its tests, the
+// personas get head context for the source file only: the test file is
+// reviewed from its diff (and its head version is not read). A PR of
+// tests alone keeps their context.
+func TestContextByNeed(t *testing.T) {
+	t.Parallel()
+	var testHead strings.Builder
+	testHead.WriteString("package calc\n\nimport \"testing\"\n\n") // 1-4
+	for i := range 200 {                                          // 5-204
+		fmt.Fprintf(&testHead, "func TestPad%d(t *testing.T) { _ = pad%d() }\n", i, i)
+	}
+	testHead.WriteString("\nfunc TestRatio(t *testing.T) {\n\tif Ratio(4, 2) != 2 {\n\t\tt.Fatal(\"ratio\")\n\t}\n}\n") // 205-210
+	testDiff := "diff --git a/pkg/calc/calc_test.go b/pkg/calc/calc_test.go\nindex 5555555..6666666 100644\n--- a/pkg/calc/calc_test.go\n+++ b/pkg/calc/calc_test.go\n" +
+		"@@ -207,3 +207,3 @@ func TestRatio(t *testing.T) {\n \tif Ratio(4, 2) != 2 {\n-\t\tt.Fatal(\"r\")\n+\t\tt.Fatal(\"ratio\")\n \t}\n"
+	srcDiff := "diff --git a/pkg/calc/calc.go b/pkg/calc/calc.go\nindex 1111111..2222222 100644\n--- a/pkg/calc/calc.go\n+++ b/pkg/calc/calc.go\n" +
+		"@@ -2,3 +2,3 @@\n \n-func pad0() int { return 1 }\n+func pad0() int { return 0 }\n \n"
+	for _, tc := range []struct {
+		name        string
+		diff        string
+		testContext bool
+	}{
+		{"source and tests", srcDiff + testDiff, false},
+		{"tests alone", testDiff, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, tc.diff, map[string]string{
+				"pkg/calc/calc.go":      "package calc\n\nfunc pad0() int { return 0 }\n\nfunc Ratio(a, b int) int { return a / b }\n",
+				"pkg/calc/calc_test.go": testHead.String(),
+			})
+			o := options()
+			o.Personas = []string{"correctness"}
+			if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			reqs := e.model.RequestsFor("correctness")
+			if len(reqs) != 1 {
+				t.Fatalf("correctness requests: %d; want 1", len(reqs))
+			}
+			shared := reqs[0].Messages[1].Content
+			if got := strings.Contains(shared, "File: pkg/calc/calc_test.go ("); got != tc.testContext {
+				t.Errorf("the test file has head context: %t; want %t", got, tc.testContext)
+			}
+			if tc.testContext {
+				return
+			}
+			if !strings.Contains(shared, "File: pkg/calc/calc.go (whole file)") {
+				t.Errorf("the source file has no head context; want it whole")
+			}
+			if n := ghCount(e.gh.Requests(), "GET", "/contents/pkg/calc/calc_test.go", headSHA); n != 0 {
+				t.Errorf("the test file's head version was read %d times; want 0", n)
+			}
+		})
+	}
+}
+
 // TestMaxInputTokensTooSmall: when not even one file fits a request, no
 // call is made, every file is listed as not reviewed with the reason, and
 // the review is incomplete.
@@ -263,10 +320,13 @@ func (m *timedModel) Complete(ctx context.Context, r llm.Request) (llm.Response,
 	return resp, err
 }
 
-// TestWarmCache: with WarmCache one persona call runs first, alone; the
-// others start after it answered.
+// TestWarmCache: with WarmCache one persona call runs first, streamed; the
+// others start once its first token has arrived (the provider has read its
+// prompt, so its cache can serve them), not when it has answered. Without
+// it all start together.
 func TestWarmCache(t *testing.T) {
 	t.Parallel()
+	const firstToken, latency = 40 * time.Millisecond, 400 * time.Millisecond
 	for _, warm := range []bool{false, true} {
 		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) {
 			t.Parallel()
@@ -277,7 +337,10 @@ func TestWarmCache(t *testing.T) {
 			})
 			e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 				rep := e.verdicts.reply(r)
-				rep.Delay = 30 * time.Millisecond
+				rep.FirstToken, rep.Delay = firstToken, latency
+				if r.Persona == llm.Validator {
+					rep.Delay = time.Millisecond
+				}
 				return rep
 			})
 			e.calcPR(t)
@@ -291,12 +354,23 @@ func TestWarmCache(t *testing.T) {
 			}
 			slices.SortFunc(tm.spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
 			first, rest := tm.spans[0], tm.spans[1:]
-			after := true
 			for _, s := range rest {
-				after = after && !s[0].Before(first[1])
+				waited := s[0].Sub(first[0]) >= firstToken
+				if waited != warm {
+					t.Errorf("a call started %v after the first; want it to wait for the first token (%v): %t", s[0].Sub(first[0]), firstToken, warm)
+				}
+				if !s[0].Before(first[1]) {
+					t.Errorf("a call started after the first answered; want it sent at the first token at the latest")
+				}
 			}
-			if after != warm {
-				t.Errorf("the other calls start after the first answered: %t; want %t", after, warm)
+			var streamed int
+			for _, r := range e.model.Requests() {
+				if r.Stream && r.Persona != llm.Validator {
+					streamed++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[warm]; streamed != want {
+				t.Errorf("%d streamed persona requests; want %d (the warm-up)", streamed, want)
 			}
 		})
 	}
