@@ -137,6 +137,9 @@ type costConfig struct {
 	batching  string
 	warmCache bool
 	defaults  bool
+	// personas, when set, is the personas input (the team lever
+	// simulated: the personas the team's selection would keep).
+	personas []string
 }
 
 func costConfigs() []costConfig {
@@ -148,6 +151,12 @@ func costConfigs() []costConfig {
 		{name: "defaults", defaults: true},
 	}
 }
+
+// firstTokenShare is the model latency over its time to first token in
+// the cost benchmarks: a streamed answer's first chunk comes at L/10. A
+// provider reads a prompt of 10 to 15 thousand tokens in well under a
+// second, while writing a findings answer takes several seconds.
+const firstTokenShare = 10
 
 // costRun is what one review of the real PR cost.
 type costRun struct {
@@ -219,16 +228,16 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 				vs = append(vs, map[string]any{"finding": fmt.Sprintf("F%d", i+1), "validated": true, "reason": "Real and introduced here."})
 			}
 			b, _ := json.Marshal(map[string]any{"verdicts": vs})
-			return llmtest.Reply{Content: string(b), Delay: latency}
+			return llmtest.Reply{Content: string(b), Delay: latency, FirstToken: latency / firstTokenShare}
 		case r.Persona == llm.Validator:
-			return llmtest.Reply{Content: `{"validated":true,"reason":"Real and introduced here."}`, Delay: latency}
+			return llmtest.Reply{Content: `{"validated":true,"reason":"Real and introduced here."}`, Delay: latency, FirstToken: latency / firstTokenShare}
 		}
 		fs := p.findings[r.Persona]
 		if fs == nil {
 			fs = []finding.Finding{}
 		}
 		b, _ := json.Marshal(finding.Answer{Reviewer: r.Persona, Findings: fs, ResidualRisks: []string{}, TestingGaps: []string{}})
-		return llmtest.Reply{Content: string(b), Delay: latency}
+		return llmtest.Reply{Content: string(b), Delay: latency, FirstToken: latency / firstTokenShare}
 	})
 	team, err := persona.Load()
 	if err != nil {
@@ -242,6 +251,9 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 	}
 	if cfg.defaults {
 		o.Personas, o.ValidatorBatching, o.WarmCache = nil, "", false
+	}
+	if cfg.personas != nil {
+		o.Personas = cfg.personas
 	}
 	start := time.Now()
 	res, _, err := rv.ReviewPR(context.Background(), o)
@@ -325,7 +337,7 @@ type costPR struct {
 func costPRs(tb testing.TB) []costPR {
 	return []costPR{
 		{"realpr", loadRealPR(tb), costConfigs()},
-		{"express", loadExpressPR(tb), []costConfig{{name: "defaults", defaults: true}}},
+		{"express", loadExpressPR(tb), expressConfigs()},
 	}
 }
 

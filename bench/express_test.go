@@ -70,3 +70,18 @@ func loadExpressPR(tb testing.TB) realPR {
 		"res.send overwrites a charset the caller set explicitly", finding.P1)
 	return p
 }
+
+// expressConfigs are the default inputs, and each lever of issue 22 on its
+// own and together, measured on the express change.
+func expressConfigs() []costConfig {
+	// The team without testing and maintainability: the PR changes tests
+	// next to its source, and is no large refactor.
+	team := []string{"correctness", "security", "performance", "api-contract", "adversarial", "typescript"}
+	return []costConfig{
+		{name: "defaults", defaults: true},
+		{name: "team", defaults: true, personas: team},
+		{name: "warmup", batching: "per-finding", warmCache: true},
+		{name: "per-file", batching: "per-file"},
+		{name: "team+warmup+per-file", batching: "per-file", warmCache: true, personas: team},
+	}
+}

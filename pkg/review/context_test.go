@@ -110,7 +110,7 @@ func TestContextByNeed(t *testing.T) {
 	t.Parallel()
 	var testHead strings.Builder
 	testHead.WriteString("package calc\n\nimport \"testing\"\n\n") // 1-4
-	for i := range 200 {                                          // 5-204
+	for i := range 200 {                                           // 5-204
 		fmt.Fprintf(&testHead, "func TestPad%d(t *testing.T) { _ = pad%d() }\n", i, i)
 	}
 	testHead.WriteString("\nfunc TestRatio(t *testing.T) {\n\tif Ratio(4, 2) != 2 {\n\t\tt.Fatal(\"ratio\")\n\t}\n}\n") // 205-210
