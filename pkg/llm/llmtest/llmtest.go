@@ -517,8 +517,10 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, seq int, req Re
 	delta := func(d map[string]any, finish any) []any {
 		return []any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": finish}}
 	}
-	send(delta(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil), nil)
+	// Cached before the chunk is sent: a client that starts its next
+	// request on it must find the prefix.
 	s.remember(text)
+	send(delta(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil), nil)
 	if !wait(hr, reply.Delay-first) {
 		return
 	}
