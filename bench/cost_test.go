@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -136,7 +137,10 @@ type costConfig struct {
 	name      string
 	batching  string
 	warmCache bool
-	defaults  bool
+	// testContext gives test files head context whatever else changed
+	// (release 2's context, before context by need).
+	testContext bool
+	defaults    bool
 	// personas, when set, is the personas input (the team lever
 	// simulated: the personas the team's selection would keep).
 	personas []string
@@ -249,8 +253,10 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, BotLogin: botName,
 		Personas: p.personas, ValidatorBatching: cfg.batching, WarmCache: cfg.warmCache,
 	}
+	o.TestContext = cfg.testContext
 	if cfg.defaults {
-		o.Personas, o.ValidatorBatching, o.WarmCache = nil, "", false
+		// The action's defaults.
+		o.Personas, o.ValidatorBatching, o.WarmCache = nil, action.DefaultValidatorBatching, action.DefaultCacheWarmup
 	}
 	if cfg.personas != nil {
 		o.Personas = cfg.personas

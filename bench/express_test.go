@@ -71,17 +71,27 @@ func loadExpressPR(tb testing.TB) realPR {
 	return p
 }
 
-// expressConfigs are the default inputs, and each lever of issue 22 on its
-// own and together, measured on the express change.
+// expressConfigs are release 2's defaults, each lever of issue 22 alone
+// on top of them, and the action's defaults with and without the team.
 func expressConfigs() []costConfig {
 	// The team without testing and maintainability: the PR changes tests
 	// next to its source, and is no large refactor.
 	team := []string{"correctness", "security", "performance", "api-contract", "adversarial", "typescript"}
+	r2 := costConfig{batching: "per-finding", testContext: true}
+	lever := func(name string, f func(*costConfig)) costConfig {
+		c := r2
+		c.name = name
+		f(&c)
+		return c
+	}
 	return []costConfig{
+		lever("release2", func(*costConfig) {}),
+		lever("r2+team", func(c *costConfig) { c.personas = team }),
+		lever("r2+warmup", func(c *costConfig) { c.warmCache = true }),
+		lever("r2+per-file", func(c *costConfig) { c.batching = "per-file" }),
+		lever("r2+context-by-need", func(c *costConfig) { c.testContext = false }),
+		lever("r2+team+warmup+context", func(c *costConfig) { c.personas, c.warmCache, c.testContext = team, true, false }),
 		{name: "defaults", defaults: true},
-		{name: "team", defaults: true, personas: team},
-		{name: "warmup", batching: "per-finding", warmCache: true},
-		{name: "per-file", batching: "per-file"},
-		{name: "team+warmup+per-file", batching: "per-file", warmCache: true, personas: team},
+		{name: "defaults+team", defaults: true, personas: team},
 	}
 }

@@ -376,9 +376,9 @@ func TestWarmCache(t *testing.T) {
 	}
 }
 
-// TestValidatorPartCut: a validator request resends the diff of its
-// finding's part only while that part is at most a quarter of
-// max-input-tokens; a larger part is cut to the finding's own file.
+// TestValidatorPartCut: a validator request with its finding's head file
+// sends the finding's own file's diff alone, whatever the size of the
+// part (see TestValidatorDiffScope for one without the head file).
 func TestValidatorPartCut(t *testing.T) {
 	t.Parallel()
 	files := []string{"pkg/a/one.go", "pkg/a/two.go"}
@@ -387,7 +387,7 @@ func TestValidatorPartCut(t *testing.T) {
 		lines     int
 		wantOther bool
 	}{
-		{name: "small part: the whole part", lines: 40, wantOther: true},
+		{name: "small part: the finding's file", lines: 40, wantOther: false},
 		{name: "large part: the finding's file", lines: 150, wantOther: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -107,6 +107,10 @@ type Options struct {
 	// part of the diff, then one validator call) and the rest once it
 	// answered, so a provider's prompt cache holds their shared prefix.
 	WarmCache bool
+	// TestContext gives the test files of a PR that also changes source
+	// code head context too, as release 2 did. Off, context goes by need:
+	// those test files are reviewed from their diff.
+	TestContext bool
 
 	// Incomplete is the check conclusion of an incomplete review with
 	// nothing blocking: ConclusionFailure (the default) or "neutral".

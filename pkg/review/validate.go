@@ -124,7 +124,17 @@ func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
 			verdicts[i] = v
 			return
 		}
-		verdicts[i] = rn.validateOne(ctx, f, partFor(o, v.pc, v.parts, f), content)
+		// Context by need: with the head file whole in the request, the
+		// finding's own file's diff is what it is judged against; the
+		// other files' diff would be resent in every call, sharing no
+		// cached prefix with the persona calls (the schema differs from
+		// the first token). Without the head file, the part's diff is all
+		// the validator has of the code around.
+		part := partFor(o, v.pc, v.parts, f)
+		if found {
+			part = ownFile(part, f.File)
+		}
+		verdicts[i] = rn.validateOne(ctx, f, part, content)
 	})
 }
 
@@ -224,9 +234,10 @@ func outsideFile(f finding.Finding, content string, found bool) *verdict {
 
 // partFor is the prompt context of the part of the diff that holds f's
 // file (for a file split into groups of hunks, the group holding f's line,
-// else its first): the diff f's persona saw, so the validator can judge
-// "handled elsewhere". A part larger than a quarter of max-input-tokens is
-// cut to f's own file: every validation would otherwise resend it.
+// else its first): the diff f's persona saw. A part larger than a quarter
+// of max-input-tokens is cut to f's own file: every validation would
+// otherwise resend it. (A validation with the head file in hand cuts it to
+// f's own file whatever its size.)
 func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Finding) prompt.Context {
 	c := pc
 	c.Fence = o.Fence
