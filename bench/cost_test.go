@@ -137,9 +137,9 @@ type costConfig struct {
 	name      string
 	batching  string
 	warmCache bool
-	// testContext gives test files head context whatever else changed
-	// (release 2's context, before context by need).
-	testContext bool
+	// wideContext is release 2's context, before context by need (see
+	// review.Options.WideContext).
+	wideContext bool
 	defaults    bool
 	// personas, when set, is the personas input (the team lever
 	// simulated: the personas the team's selection would keep).
@@ -253,13 +253,16 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, BotLogin: botName,
 		Personas: p.personas, ValidatorBatching: cfg.batching, WarmCache: cfg.warmCache,
 	}
-	o.TestContext = cfg.testContext
+	o.WideContext = cfg.wideContext
 	if cfg.defaults {
 		// The action's defaults.
 		o.Personas, o.ValidatorBatching, o.WarmCache = nil, action.DefaultValidatorBatching, action.DefaultCacheWarmup
 	}
 	if cfg.personas != nil {
 		o.Personas = cfg.personas
+	}
+	if cfg.defaults && cfg.batching != "" {
+		o.ValidatorBatching = cfg.batching
 	}
 	start := time.Now()
 	res, _, err := rv.ReviewPR(context.Background(), o)

@@ -77,7 +77,7 @@ func expressConfigs() []costConfig {
 	// The team without testing and maintainability: the PR changes tests
 	// next to its source, and is no large refactor.
 	team := []string{"correctness", "security", "performance", "api-contract", "adversarial", "typescript"}
-	r2 := costConfig{batching: "per-finding", testContext: true}
+	r2 := costConfig{batching: "per-finding", wideContext: true}
 	lever := func(name string, f func(*costConfig)) costConfig {
 		c := r2
 		c.name = name
@@ -89,9 +89,10 @@ func expressConfigs() []costConfig {
 		lever("r2+team", func(c *costConfig) { c.personas = team }),
 		lever("r2+warmup", func(c *costConfig) { c.warmCache = true }),
 		lever("r2+per-file", func(c *costConfig) { c.batching = "per-file" }),
-		lever("r2+context-by-need", func(c *costConfig) { c.testContext = false }),
-		lever("r2+team+warmup+context", func(c *costConfig) { c.personas, c.warmCache, c.testContext = team, true, false }),
+		lever("r2+context-by-need", func(c *costConfig) { c.wideContext = false }),
+		lever("r2+team+warmup+context", func(c *costConfig) { c.personas, c.warmCache, c.wideContext = team, true, false }),
 		{name: "defaults", defaults: true},
 		{name: "defaults+team", defaults: true, personas: team},
+		{name: "defaults+team+per-file", defaults: true, personas: team, batching: "per-file"},
 	}
 }

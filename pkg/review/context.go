@@ -39,7 +39,7 @@ func (rn *reviewRun) readContext(ctx context.Context) {
 func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, map[string][]string) {
 	o, files, cache, tree, withHeads := rn.o, rn.sc.Files, rn.heads, rn.in.tree, rn.in.carry == nil
 	var paths []string
-	source := changesSource(files) && !o.TestContext
+	source := changesSource(files) && !o.WideContext
 	for _, f := range files {
 		if !withHeads {
 			break

@@ -131,7 +131,7 @@ func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
 		// the first token). Without the head file, the part's diff is all
 		// the validator has of the code around.
 		part := partFor(o, v.pc, v.parts, f)
-		if found {
+		if found && !o.WideContext {
 			part = ownFile(part, f.File)
 		}
 		verdicts[i] = rn.validateOne(ctx, f, part, content)
