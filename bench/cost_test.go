@@ -262,7 +262,7 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		o.Personas = cfg.personas
 	}
 	if cfg.defaults && cfg.batching != "" {
-		o.ValidatorBatching = cfg.batching
+		o.ValidatorBatching = cfg.batching // one lever off the defaults
 	}
 	start := time.Now()
 	res, _, err := rv.ReviewPR(context.Background(), o)

@@ -105,9 +105,9 @@ func TestBenchHelpers(t *testing.T) {
 				if c.personaCalls != len(c.team) || c.billed() <= 0 || c.billed() > float64(c.prompt) {
 					t.Errorf("%s/%s: %d persona calls for %d personas, billed %.0f of %d; want one each and 0 < billed <= prompt", pc.name, cfg.name, c.personaCalls, len(c.team), c.billed(), c.prompt)
 				}
-				want := len(slices.Concat(slices.Collect(maps.Values(pc.pr.findings))...)) // the default is per finding
-				if cfg.batching == review.ValidatePerFile {
-					want = perFile[pc.name]
+				want := len(slices.Concat(slices.Collect(maps.Values(pc.pr.findings))...))
+				if cfg.batching == review.ValidatePerFile || cfg.defaults && cfg.batching == "" {
+					want = perFile[pc.name] // the action's default is per file
 				}
 				if c.validatorCall != want {
 					t.Errorf("%s/%s: %d validator calls; want %d", pc.name, cfg.name, c.validatorCall, want)

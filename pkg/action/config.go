@@ -51,16 +51,17 @@ const (
 	DefaultMaxLLMCalls    = 60
 	// DefaultMaxInputTokens bounds one whole model request.
 	DefaultMaxInputTokens = review.DefaultMaxInputTokens
-	// DefaultValidatorBatching keeps one independent validator call per
-	// finding.
-	DefaultValidatorBatching = review.ValidatePerFinding
-	// DefaultCacheWarmup is on: measured on a real 9-file PR
-	// (BENCHMARKS.md), a warm-up released at the first streamed token
-	// halves the billed input for a tenth of a model latency.
-	DefaultCacheWarmup = true
-	DefaultBotLogin    = "github-actions[bot]"
-	DefaultAPIURL      = "https://api.github.com/"
-	DefaultServerURL   = "https://github.com"
+	// DefaultValidatorBatching and DefaultCacheWarmup are the cheap
+	// settings, each kept by measurement on a real 9-file PR
+	// (BENCHMARKS.md): one validator call per file sends each file once
+	// (not once per finding), and a warm-up released at the first
+	// streamed token halves the billed input for a tenth of a model
+	// latency.
+	DefaultValidatorBatching = review.ValidatePerFile
+	DefaultCacheWarmup       = true
+	DefaultBotLogin          = "github-actions[bot]"
+	DefaultAPIURL            = "https://api.github.com/"
+	DefaultServerURL         = "https://github.com"
 )
 
 // Modes of the mode input.

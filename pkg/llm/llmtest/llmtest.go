@@ -330,6 +330,58 @@ func DefaultContent(r Request) string {
 	return string(b)
 }
 
+// findingBlock is a finding as a validator request shows it: after "## The
+// finding" (one finding's request) or "### F<n>" (a per-file request), a
+// data fence around its JSON.
+var findingBlock = regexp.MustCompile(`(?s)(?:## The finding|### F\d+)\n\n(?:[^\n]*\n\n)?<<<DATA-[0-9A-Za-z]+\n(.*?)\nDATA-[0-9A-Za-z]+>>>`)
+
+// Findings returns the findings a validator request asks about, in order,
+// each as the JSON text the request shows: one for a per-finding request
+// (schema "validation"), F1..Fn for a per-file one ("validations").
+func (r Request) Findings() []string {
+	var out []string
+	for _, m := range r.Messages {
+		for _, b := range findingBlock.FindAllStringSubmatch(m.Content, -1) {
+			out = append(out, b[1])
+		}
+	}
+	return out
+}
+
+// Verdicts answers a validator request with judge's verdict on each of its
+// findings (a JSON object: validated, reason, optionally severity), given
+// the finding's JSON: the verdict alone for a per-finding request, and for
+// a per-file one {"verdicts": [...]} with each tagged by its id (F1, F2,
+// ...), as the "validations" schema asks. In JSON-object mode, which names
+// no schema, a request whose findings are numbered is a per-file one.
+func Verdicts(r Request, judge func(finding string) string) Reply {
+	fs := r.Findings()
+	perFile := r.SchemaName == "validations"
+	if r.SchemaName == "" {
+		for _, m := range r.Messages {
+			perFile = perFile || strings.Contains(m.Content, "\n### F1\n")
+		}
+	}
+	if !perFile {
+		f := ""
+		if len(fs) > 0 {
+			f = fs[0]
+		}
+		return OK(judge(f))
+	}
+	var vs []map[string]any
+	for i, f := range fs {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(judge(f)), &v); err != nil {
+			return BadRequest("llmtest: a verdict is not a JSON object: " + err.Error())
+		}
+		v["finding"] = fmt.Sprintf("F%d", i+1)
+		vs = append(vs, v)
+	}
+	b, _ := json.Marshal(map[string]any{"verdicts": vs})
+	return OK(string(b))
+}
+
 func errorBody(message, typ, code, param string) string {
 	nullable := func(s string) any {
 		if s == "" {

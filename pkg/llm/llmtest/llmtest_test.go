@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -379,27 +381,56 @@ func TestSimulatePromptCacheTiming(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		stream bool
-		after  time.Duration // when the second request is sent
-		want   int
+		// atFirstChunk sends the second request once the first one's
+		// response headers (sent with its first chunk) have arrived; else
+		// once the server has received the first, plus wait.
+		atFirstChunk bool
+		wait         time.Duration
+		want         int
 	}{
-		{"streamed, after its first chunk", true, 100 * time.Millisecond, 2944},
-		{"streamed, before its first chunk", true, 0, 0},
-		{"not streamed, after the time of a first chunk, before its end", false, 100 * time.Millisecond, 0},
+		{name: "streamed, at its first chunk", stream: true, atFirstChunk: true, want: 2944},
+		{name: "streamed, before its first chunk", stream: true},
+		{name: "not streamed, after the time of a first chunk, before its end", wait: 100 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := llmtest.New()
 			defer s.Close()
 			s.SimulatePromptCache(true)
-			s.Script("a", llmtest.Reply{Content: "{}", FirstToken: 50 * time.Millisecond, Delay: 400 * time.Millisecond})
-			done := make(chan struct{})
+			// Wide margins: the machine may be loaded. Before its first
+			// chunk is before 1.5 s; a first chunk at 50 ms.
+			reply := llmtest.Reply{Content: "{}", FirstToken: 50 * time.Millisecond, Delay: 1500 * time.Millisecond}
+			if tc.stream && !tc.atFirstChunk {
+				reply.FirstToken = reply.Delay
+			}
+			s.Script("a", reply)
+			first := make(chan *http.Response, 1)
 			go func() {
-				defer close(done)
-				post(t, s.URL+"/v1/chat/completions", body("a", tc.stream))
+				resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(body("a", tc.stream)))
+				if err != nil {
+					t.Error(err)
+					first <- nil
+					return
+				}
+				first <- resp
 			}()
-			time.Sleep(tc.after + 10*time.Millisecond) // the first request arrives first
+			var resp *http.Response
+			if tc.atFirstChunk {
+				resp = <-first
+			} else {
+				for len(s.Requests()) == 0 {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(tc.wait)
+			}
 			post(t, s.URL+"/v1/chat/completions", body("b", false))
-			<-done
+			if resp == nil {
+				resp = <-first
+			}
+			if resp != nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
 			var got int
 			for _, r := range s.Requests() {
 				if r.Persona == "b" {
@@ -410,5 +441,33 @@ func TestSimulatePromptCacheTiming(t *testing.T) {
 				t.Errorf("second request cached %d; want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// Verdicts answers a validator request in the shape its schema asks for,
+// judging each finding the request shows: the verdict alone for one
+// finding, {"verdicts": [...]} tagged F1..Fn for a per-file request.
+func TestVerdicts(t *testing.T) {
+	t.Parallel()
+	fs := []finding.Finding{
+		{Title: "Loop reads one past the end", Severity: finding.P1, File: "a.go", Line: 3, Evidence: []string{"for i := 0; i <= n; i++ {"}},
+		{Title: "Mean divides by zero", Severity: finding.P2, File: "a.go", Line: 7, Evidence: []string{"return sum / n"}},
+	}
+	c := prompt.Context{Repo: "o/r", Title: "t", Fence: "f00d"}
+	judge := func(f string) string {
+		ok := strings.Contains(f, "Loop reads")
+		return fmt.Sprintf(`{"validated":%t,"reason":"checked"}`, ok)
+	}
+	one := llmtest.Request{SchemaName: "validation", Messages: prompt.ForValidator(fs[1], c, "", "m").Messages}
+	if got := one.Findings(); len(got) != 1 || !strings.Contains(got[0], "Mean divides by zero") {
+		t.Errorf("Findings of a per-finding request: %q; want the one finding", got)
+	}
+	if got := llmtest.Verdicts(one, judge).Content; got != `{"validated":false,"reason":"checked"}` {
+		t.Errorf("per-finding answer %s; want the verdict alone", got)
+	}
+	file := llmtest.Request{SchemaName: "validations", Messages: prompt.ForValidatorFile(fs, c, "", "m").Messages}
+	want := `{"verdicts":[{"finding":"F1","reason":"checked","validated":true},{"finding":"F2","reason":"checked","validated":false}]}`
+	if got := llmtest.Verdicts(file, judge).Content; got != want {
+		t.Errorf("per-file answer %s; want %s", got, want)
 	}
 }
