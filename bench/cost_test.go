@@ -144,6 +144,8 @@ type costConfig struct {
 	// personas, when set, is the personas input (the team lever
 	// simulated: the personas the team's selection would keep).
 	personas []string
+	// noWarmup turns the warm-up off in a defaults configuration.
+	noWarmup bool
 }
 
 func costConfigs() []costConfig {
@@ -263,6 +265,9 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 	}
 	if cfg.defaults && cfg.batching != "" {
 		o.ValidatorBatching = cfg.batching // one lever off the defaults
+	}
+	if cfg.noWarmup {
+		o.WarmCache = false
 	}
 	start := time.Now()
 	res, _, err := rv.ReviewPR(context.Background(), o)

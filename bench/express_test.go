@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // expressPRNumber is the express change's number on the fake GitHub.
@@ -72,27 +73,32 @@ func loadExpressPR(tb testing.TB) realPR {
 }
 
 // expressConfigs are release 2's defaults, each lever of issue 22 alone
-// on top of them, and the action's defaults with and without the team.
+// on top of them, the action's defaults, and those with the team as
+// issue 22's selection picks it, whole and with each lever turned back.
 func expressConfigs() []costConfig {
-	// The team without testing and maintainability: the PR changes tests
-	// next to its source, and is no large refactor.
-	team := []string{"correctness", "security", "performance", "api-contract", "adversarial", "typescript"}
-	r2 := costConfig{batching: "per-finding", wideContext: true}
-	lever := func(name string, f func(*costConfig)) costConfig {
-		c := r2
+	// The team of issue 22's selection (branch r3-team, simulated with
+	// the personas input): testing stays (lib/utils.js changes 30 and
+	// more executable lines whose test, test/utils.js, the PR leaves
+	// alone), maintainability goes (no refactor, no new module).
+	team := []string{"correctness", "testing", "security", "performance", "api-contract", "adversarial", "typescript"}
+	r2 := costConfig{batching: review.ValidatePerFinding, wideContext: true}
+	lever := func(base costConfig, name string, f func(*costConfig)) costConfig {
+		c := base
 		c.name = name
 		f(&c)
 		return c
 	}
+	cheap := costConfig{defaults: true, personas: team}
 	return []costConfig{
-		lever("release2", func(*costConfig) {}),
-		lever("r2+team", func(c *costConfig) { c.personas = team }),
-		lever("r2+warmup", func(c *costConfig) { c.warmCache = true }),
-		lever("r2+per-file", func(c *costConfig) { c.batching = "per-file" }),
-		lever("r2+context-by-need", func(c *costConfig) { c.wideContext = false }),
-		lever("r2+team+warmup+context", func(c *costConfig) { c.personas, c.warmCache, c.wideContext = team, true, false }),
+		lever(r2, "release2", func(*costConfig) {}),
+		lever(r2, "r2+team", func(c *costConfig) { c.personas = team }),
+		lever(r2, "r2+warmup", func(c *costConfig) { c.warmCache = true }),
+		lever(r2, "r2+per-file", func(c *costConfig) { c.batching = review.ValidatePerFile }),
+		lever(r2, "r2+context-by-need", func(c *costConfig) { c.wideContext = false }),
 		{name: "defaults", defaults: true},
-		{name: "defaults+team", defaults: true, personas: team},
-		{name: "defaults+team+per-file", defaults: true, personas: team, batching: "per-file"},
+		lever(cheap, "defaults+team", func(*costConfig) {}),
+		lever(cheap, "defaults+team-warmup", func(c *costConfig) { c.noWarmup = true }),
+		lever(cheap, "defaults+team-per-file", func(c *costConfig) { c.batching = review.ValidatePerFinding }),
+		lever(cheap, "defaults+team-context-by-need", func(c *costConfig) { c.wideContext = true }),
 	}
 }
