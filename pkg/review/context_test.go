@@ -466,7 +466,7 @@ func TestValidatorSeesSplitFileWhole(t *testing.T) {
 			}
 			o := options()
 			o.Personas, o.ValidatorBatching = []string{"correctness"}, batching
-			o.MaxInputTokens = diffBudget(t, 1000, true, "correctness")
+			o.MaxInputTokens = diffBudget(t, 1150, true, "correctness") // two parts; room for the file whole in a validation
 			res, _, err := e.rv.ReviewPR(context.Background(), o)
 			if err != nil {
 				t.Fatalf("ReviewPR: %v", err)
