@@ -146,6 +146,9 @@ type costConfig struct {
 	personas []string
 	// noWarmup turns the warm-up off in a defaults configuration.
 	noWarmup bool
+	// suggestions asks for committable suggestions (the inline input;
+	// release 2 always did).
+	suggestions bool
 }
 
 func costConfigs() []costConfig {
@@ -255,7 +258,7 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 		Model: "gpt-4.1-mini", MaxValidations: -1, MaxConcurrency: 8, BotLogin: botName,
 		Personas: p.personas, ValidatorBatching: cfg.batching, WarmCache: cfg.warmCache,
 	}
-	o.WideContext = cfg.wideContext
+	o.WideContext, o.Suggestions = cfg.wideContext, cfg.suggestions
 	if cfg.defaults {
 		// The action's defaults.
 		o.Personas, o.ValidatorBatching, o.WarmCache = nil, action.DefaultValidatorBatching, action.DefaultCacheWarmup
@@ -304,12 +307,15 @@ func runCost(tb testing.TB, p realPR, cfg costConfig, latency time.Duration) cos
 	return c
 }
 
-// BenchmarkReviewCost reviews the real PR (9 files, 324 changed lines,
-// 4 findings) against a fake model answering after L = 100 ms with a
-// simulated provider prompt cache, and reports per configuration: prompt
-// and cached tokens, billed-equivalent input (uncached + cached/4), persona
-// prompt tokens per call and their shared-prefix share, persona and
-// validator calls, and wall time in units of L.
+// BenchmarkReviewCost reviews the realistic Go PR (9 files, 324 changed
+// lines, 4 findings) and the express change (9 files, +179/-143, 3 seeded
+// defects) against a fake model answering after L = 100 ms (a streamed
+// answer's first chunk at L/10) with a simulated provider prompt cache,
+// and reports per configuration: prompt and cached tokens,
+// billed-equivalent input (uncached + cached/4), raw prompt characters,
+// persona prompt tokens per call and their shared-prefix share, persona
+// and validator calls, and wall time in units of L. Every run fails unless
+// all its findings were validated and posted.
 func BenchmarkReviewCost(b *testing.B) {
 	const latency = 100 * time.Millisecond
 	for _, pc := range costPRs(b) {

@@ -81,7 +81,7 @@ func expressConfigs() []costConfig {
 	// more executable lines whose test, test/utils.js, the PR leaves
 	// alone), maintainability goes (no refactor, no new module).
 	team := []string{"correctness", "testing", "security", "performance", "api-contract", "adversarial", "typescript"}
-	r2 := costConfig{batching: review.ValidatePerFinding, wideContext: true}
+	r2 := costConfig{batching: review.ValidatePerFinding, wideContext: true, suggestions: true}
 	lever := func(base costConfig, name string, f func(*costConfig)) costConfig {
 		c := base
 		c.name = name
@@ -95,10 +95,12 @@ func expressConfigs() []costConfig {
 		lever(r2, "r2+warmup", func(c *costConfig) { c.warmCache = true }),
 		lever(r2, "r2+per-file", func(c *costConfig) { c.batching = review.ValidatePerFile }),
 		lever(r2, "r2+context-by-need", func(c *costConfig) { c.wideContext = false }),
+		lever(r2, "r2+no-suggestion-item", func(c *costConfig) { c.suggestions = false }),
 		{name: "defaults", defaults: true},
 		lever(cheap, "defaults+team", func(*costConfig) {}),
 		lever(cheap, "defaults+team-warmup", func(c *costConfig) { c.noWarmup = true }),
 		lever(cheap, "defaults+team-per-file", func(c *costConfig) { c.batching = review.ValidatePerFinding }),
 		lever(cheap, "defaults+team-context-by-need", func(c *costConfig) { c.wideContext = true }),
+		lever(cheap, "defaults+team+suggestion-item", func(c *costConfig) { c.suggestions = true }),
 	}
 }
