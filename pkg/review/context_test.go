@@ -376,6 +376,75 @@ func TestWarmCache(t *testing.T) {
 	}
 }
 
+// validatorSpans records when each validator call started and ended.
+type validatorSpans struct {
+	next  llm.Completer
+	mu    sync.Mutex
+	spans [][2]time.Time
+}
+
+func (m *validatorSpans) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
+	start := time.Now()
+	resp, err := m.next.Complete(ctx, r)
+	if r.Persona == llm.Validator {
+		m.mu.Lock()
+		m.spans = append(m.spans, [2]time.Time{start, time.Now()})
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestWarmCacheValidator: the validator round warms up the same way: one
+// call first, streamed, the others at its first token, before it answered.
+func TestWarmCacheValidator(t *testing.T) {
+	t.Parallel()
+	const firstToken, latency = 40 * time.Millisecond, 400 * time.Millisecond
+	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
+	var vs *validatorSpans
+	e := newEnv(t, func(c *llm.Client) llm.Completer {
+		vs = &validatorSpans{next: c}
+		return vs
+	})
+	e.helpersPR(t, 20, files...)
+	var fs []finding.Finding
+	for _, p := range files {
+		fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
+			x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+		}))
+	}
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", fs, nil, nil)))
+	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		rep := llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
+		rep.FirstToken, rep.Delay = firstToken, latency
+		return rep
+	})
+	o := options()
+	o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness"}, true, review.ValidatePerFile
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if len(vs.spans) != 3 || res.Coverage.Validated != 3 {
+		t.Fatalf("validator calls %d, validated %d; want 3, 3", len(vs.spans), res.Coverage.Validated)
+	}
+	slices.SortFunc(vs.spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	first := vs.spans[0]
+	for _, s := range vs.spans[1:] {
+		if s[0].Sub(first[0]) < firstToken || !s[0].Before(first[1]) {
+			t.Errorf("a validator call started %v after the first (answered after %v); want at its first token (%v), before its answer", s[0].Sub(first[0]), first[1].Sub(first[0]), firstToken)
+		}
+	}
+	streamed := 0
+	for _, r := range e.model.RequestsFor(llm.Validator) {
+		if r.Stream {
+			streamed++
+		}
+	}
+	if streamed != 1 {
+		t.Errorf("%d streamed validator requests; want 1 (the warm-up)", streamed)
+	}
+}
+
 // TestValidatorPartCut: a validator request with its finding's head file
 // sends the finding's own file's diff alone, whatever the size of the
 // part (see TestValidatorDiffScope for one without the head file).
