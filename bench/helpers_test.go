@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,18 +93,30 @@ func TestBenchHelpers(t *testing.T) {
 		if n := strings.Count(p.diff, "\n+") - strings.Count(p.diff, "\n+++"); n != 9*2*14 {
 			t.Errorf("real PR adds %d lines; want 252", n)
 		}
-		for _, cfg := range costConfigs() {
-			c := runCost(t, p, cfg, time.Millisecond) // fails unless 4 findings were validated
-			if c.personaCalls != 5 || c.billed() <= 0 || c.billed() > float64(c.prompt) {
-				t.Errorf("%s: %d persona calls, billed %.0f of %d; want 5 and 0 < billed <= prompt", cfg.name, c.personaCalls, c.billed(), c.prompt)
-			}
-			if want := map[bool]int{true: 3, false: 4}[cfg.batching == review.ValidatePerFile]; c.validatorCall != want {
-				t.Errorf("%s: %d validator calls; want %d", cfg.name, c.validatorCall, want)
-			}
-			// At 1 ms calls rarely overlap, so only the warm-up's effect is
-			// certain here.
-			if cfg.warmCache && c.cached == 0 {
-				t.Errorf("%s: no cached tokens; want the warm-up to fill the cache", cfg.name)
+		if n := strings.Count(loadExpressPR(t).diff, "\n+") - strings.Count(loadExpressPR(t).diff, "\n+++"); n != 179 {
+			t.Errorf("express PR adds %d lines; want 179", n)
+		}
+		// Validator calls: one per finding, or per file (realpr's 4
+		// findings are in 3 files, express's 3 in 2).
+		perFile := map[string]int{"realpr": 3, "express": 2}
+		for _, pc := range costPRs(t) {
+			for _, cfg := range pc.configs {
+				c := runCost(t, pc.pr, cfg, time.Millisecond) // fails unless every seeded finding was posted
+				if c.personaCalls != len(c.team) || c.billed() <= 0 || c.billed() > float64(c.prompt) {
+					t.Errorf("%s/%s: %d persona calls for %d personas, billed %.0f of %d; want one each and 0 < billed <= prompt", pc.name, cfg.name, c.personaCalls, len(c.team), c.billed(), c.prompt)
+				}
+				want := len(slices.Concat(slices.Collect(maps.Values(pc.pr.findings))...))
+				if cfg.batching == review.ValidatePerFile || cfg.defaults && cfg.batching == "" {
+					want = perFile[pc.name] // the action's default is per file
+				}
+				if c.validatorCall != want {
+					t.Errorf("%s/%s: %d validator calls; want %d", pc.name, cfg.name, c.validatorCall, want)
+				}
+				// At 1 ms calls rarely overlap, so only the warm-up's
+				// effect is certain here.
+				if (cfg.warmCache || cfg.defaults) && c.cached == 0 {
+					t.Errorf("%s/%s: no cached tokens; want the warm-up to fill the cache", pc.name, cfg.name)
+				}
 			}
 		}
 	})

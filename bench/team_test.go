@@ -256,7 +256,11 @@ func (p teamPR) serve(gh *githubtest.Server) {
 func (p teamPR) scriptModel(m *llmtest.Server, latency time.Duration) {
 	m.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
-			return llmtest.Reply{Content: `{"validated":true,"reason":"Real, introduced by this diff, and not handled elsewhere."}`, Delay: latency}
+			rep := llmtest.Verdicts(r, func(string) string {
+				return `{"validated":true,"reason":"Real, introduced by this diff, and not handled elsewhere."}`
+			})
+			rep.Delay = latency
+			return rep
 		}
 		if a, ok := p.Answers[r.Persona]; ok {
 			return llmtest.Reply{Content: a, Delay: latency}

@@ -60,7 +60,9 @@ func reportFinding(file string, line int, severity, title, why string, evidence 
 func (s *stage) answerAs(persona string, fs ...map[string]any) {
 	s.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
-			return llmtest.OK(`{"validated":true,"reason":"The quoted line runs input as a command or query."}`)
+			return llmtest.Verdicts(r, func(string) string {
+				return `{"validated":true,"reason":"The quoted line runs input as a command or query."}`
+			})
 		}
 		if r.Persona == persona {
 			return llmtest.OK(answer(r.Persona, fs...))

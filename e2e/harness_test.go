@@ -222,7 +222,9 @@ func (s *stage) event(name, fixture string, pr githubtest.PR) {
 func (s *stage) answers(byPersona map[string][]map[string]any) {
 	s.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
-			return llmtest.OK(`{"validated":true,"reason":"The loop reads values[n], one past the documented range."}`)
+			return llmtest.Verdicts(r, func(string) string {
+				return `{"validated":true,"reason":"The loop reads values[n], one past the documented range."}`
+			})
 		}
 		return llmtest.OK(answer(r.Persona, byPersona[r.Persona]...))
 	})

@@ -76,10 +76,12 @@ func (s *stage) followupModel() {
 	s.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		body := promptText(r)
 		if r.Persona == llm.Validator {
-			if strings.Contains(body, loopTitle) && strings.Contains(body, "i < n;") {
-				return llmtest.OK(`{"validated":false,"reason":"The loop now stops before n: fixed by the new commit."}`)
-			}
-			return llmtest.OK(`{"validated":true,"reason":"Real in the code as written."}`)
+			return llmtest.Verdicts(r, func(f string) string {
+				if strings.Contains(f, loopTitle) && strings.Contains(body, "i < n;") {
+					return `{"validated":false,"reason":"The loop now stops before n: fixed by the new commit."}`
+				}
+				return `{"validated":true,"reason":"Real in the code as written."}`
+			})
 		}
 		if r.Persona != "correctness" {
 			return llmtest.OK(answer(r.Persona))
@@ -507,7 +509,7 @@ func TestRacingPushes(t *testing.T) {
 	s.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		<-release
 		if r.Persona == llm.Validator {
-			return llmtest.OK(`{"validated":true,"reason":"Real."}`)
+			return llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
 		}
 		if r.Persona == "correctness" {
 			return llmtest.OK(answer(r.Persona, offByOne("P1")))

@@ -323,7 +323,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	pr := s.addPR(githubtest.PR{})
 	s.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
-			return llmtest.OK(`{"validated":true,"reason":"Confirmed."}`)
+			return llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Confirmed."}` })
 		}
 		if r.Persona != "correctness" {
 			return llmtest.OK(answer(r.Persona))

@@ -150,6 +150,7 @@ func (c Config) ReviewOptions() review.Options {
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
 		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,
 		BotLogin: c.BotLogin, Incomplete: c.Incomplete, OnNewCommits: c.OnNewCommits,
+		Suggestions: c.Inline && c.Mode == ModeComment,
 	}
 }
 

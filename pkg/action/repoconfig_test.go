@@ -178,4 +178,18 @@ func TestRepoConfigConfigure(t *testing.T) {
 	if rc.Config.Mode != ModeReportOnly || len(rc.Settings) != len(FileKeys()) {
 		t.Errorf("RepoConfig = %+v", rc)
 	}
+	// Committable suggestions are asked for only when inline posts them.
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{{"inline: true\n", true}, {"inline: false\n", false}, {"inline: true\nmode: report-only\n", false}} {
+		rc := &RepoConfig{Config: c}
+		o := c.ReviewOptions()
+		if err := rc.Configure(&o, parseFile(t, tc.file)); err != nil {
+			t.Fatal(err)
+		}
+		if o.Suggestions != tc.want {
+			t.Errorf("%q: Suggestions %t; want %t", tc.file, o.Suggestions, tc.want)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -63,11 +64,26 @@ func (a *authored) Complete(_ context.Context, r llm.Request) (llm.Response, err
 	var ans json.RawMessage
 	switch {
 	case r.Persona == llm.Validator:
-		v, ok := a.verdicts[r.Label]
-		if !ok {
-			return llm.Response{}, fmt.Errorf("answers.json has no validator verdict for %q", r.Label)
+		// answers.json holds a verdict per finding, by "file:line"; a
+		// per-file request (the default) gets each of its findings'.
+		var missing error
+		reply := llmtest.Verdicts(llmtest.Request{SchemaName: r.Schema, Messages: r.Messages}, func(f string) string {
+			var ref struct {
+				File string `json:"file"`
+				Line int    `json:"line"`
+			}
+			_ = json.Unmarshal([]byte(f), &ref)
+			v, ok := a.verdicts[fmt.Sprintf("%s:%d", ref.File, ref.Line)]
+			if !ok {
+				missing = fmt.Errorf("answers.json has no validator verdict for %s:%d (%s)", ref.File, ref.Line, r.Label)
+				return `{"validated":false,"reason":"no verdict"}`
+			}
+			return string(v)
+		})
+		if missing != nil {
+			return llm.Response{}, missing
 		}
-		ans = v
+		ans = json.RawMessage(reply.Content)
 	case a.personas[r.Persona] != nil:
 		ans = a.personas[r.Persona]
 	default:

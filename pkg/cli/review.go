@@ -113,7 +113,7 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
 	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
-	fl.BoolVar(&f.cacheWarmup, "cache-warmup", false, "send one persona call first so the rest reuse the provider's prompt cache")
+	fl.BoolVar(&f.cacheWarmup, "cache-warmup", action.DefaultCacheWarmup, "send one call of each round first, the rest at its first token, so they reuse the provider's prompt cache")
 	fl.StringVar(&f.pricing, "pricing", "", "prices per million tokens for the estimated cost: \"INPUT, CACHED, OUTPUT\" for every model, or \"MODEL = INPUT, CACHED, OUTPUT\" lines (default: the built-in list prices)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), `Usage:

@@ -80,8 +80,11 @@ func invoiceAnswer(t *testing.T, persona, severity string, confidence int, why s
 
 const whyDiscount = "Every discount below 100% computes 0 off, so customers are charged the full price."
 
+// verdict is the validator's answer on the one finding these tests
+// report: a per-file call's (validator-batching's default), its verdict
+// tagged F1.
 func verdict(ok bool, reason string) llmtest.Reply {
-	b, _ := json.Marshal(map[string]any{"validated": ok, "reason": reason})
+	b, _ := json.Marshal(map[string]any{"verdicts": []any{map[string]any{"finding": "F1", "validated": ok, "reason": reason}}})
 	return llmtest.OK(string(b))
 }
 

@@ -1,12 +1,15 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -108,6 +111,9 @@ type Client struct {
 	// wait for it instead of retrying on their own (nil: no probe).
 	probeMu sync.Mutex
 	probe   chan struct{}
+	// noStream is set once a server rejects a streamed request; from then
+	// on no request streams (Request.OnFirstToken is not called).
+	noStream atomic.Bool
 
 	mu    sync.Mutex
 	total Usage
@@ -233,6 +239,11 @@ func (c *Client) Complete(ctx context.Context, r Request) (resp Response, err er
 	if len(r.Messages) == 0 {
 		return resp, errors.New("request has no messages")
 	}
+	if hook := r.OnFirstToken; hook != nil {
+		// Once per call: a retry or the repair round streams again.
+		var once sync.Once
+		r.OnFirstToken = func() { once.Do(hook) }
+	}
 
 	content, err := c.exchange(ctx, r, r.Messages, comp, &resp)
 	if err != nil {
@@ -291,6 +302,11 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
 	failures, unconnected := 0, 0
 	defer c.endProbe(&unconnected)
+	onFirst := func() {
+		if r.OnFirstToken != nil {
+			r.OnFirstToken()
+		}
+	}
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
@@ -303,8 +319,9 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 		}
 		jsonObject := c.jsonObject.Load()
 		req := c.chatRequest(r, msgs, comp, jsonObject)
+		stream := r.OnFirstToken != nil && !c.noStream.Load()
 		resp.Attempts++
-		out, hdr, err := c.send(ctx, req)
+		out, hdr, err := c.send(ctx, req, stream, onFirst)
 		if err == nil {
 			resp.Usage = resp.Usage.Add(usageOf(out.Usage))
 			if len(out.Choices) == 0 {
@@ -324,6 +341,11 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			// and keep that mode for the client's life (once in it, a
 			// second rejection is an ordinary 4xx below).
 			c.jsonObject.Store(true)
+			continue
+		case isAPI && stream && api.rejectsStreaming():
+			// Streaming only times a cache warm-up: ask again without it,
+			// and never stream again on this client.
+			c.noStream.Store(true)
 			continue
 		case isAPI && api.Status != http.StatusTooManyRequests && api.Status < 500:
 			return "", err
@@ -395,18 +417,25 @@ func (c *Client) chatRequest(r Request, msgs []Message, comp *compiled, jsonObje
 	return req
 }
 
-// send makes one HTTP request under the call timeout and the budget. Its
-// error is ErrTimeout, ErrBudget, the caller's context error, an *APIError
-// or a redacted transport error.
-func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, http.Header, error) {
+// send makes one HTTP request under the call timeout and the budget,
+// streamed when stream is set (see receive). Its error is ErrTimeout,
+// ErrBudget, the caller's context error, an *APIError or a redacted
+// transport error.
+func (c *Client) send(ctx context.Context, req openai.ChatCompletionRequest, stream bool, onFirst func()) (openai.ChatCompletionResponse, http.Header, error) {
 	budgetCtx, cancelBudget := context.WithDeadlineCause(ctx, c.deadline, ErrBudget)
 	defer cancelBudget()
 	callCtx, cancelCall := context.WithTimeoutCause(budgetCtx, c.cfg.CallTimeout, ErrTimeout)
 	defer cancelCall()
-	got := &captured{}
+	got := &captured{stream: stream}
 	callCtx = context.WithValue(callCtx, captureKey{}, got)
 
-	out, err := c.api.CreateChatCompletion(callCtx, req)
+	var out openai.ChatCompletionResponse
+	var err error
+	if stream {
+		out, err = c.receive(callCtx, req, onFirst)
+	} else {
+		out, err = c.api.CreateChatCompletion(callCtx, req)
+	}
 	if err == nil {
 		return out, got.header, nil
 	}
@@ -446,6 +475,44 @@ func (c *Client) apiError(e *APIError) *APIError {
 		}
 	}
 	return e
+}
+
+// receive sends req streamed, with the usage asked for in the last chunk,
+// calls onFirst at the first chunk, and gathers the chunks into one
+// response: the content in order, the usage of the chunk that carries it.
+func (c *Client) receive(ctx context.Context, req openai.ChatCompletionRequest, onFirst func()) (openai.ChatCompletionResponse, error) {
+	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	s, err := c.api.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	defer s.Close()
+	var out openai.ChatCompletionResponse
+	var content strings.Builder
+	chose := false
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		onFirst()
+		if chunk.Usage != nil {
+			out.Usage = *chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index == 0 {
+				chose = true
+				content.WriteString(ch.Delta.Content)
+			}
+		}
+	}
+	if chose {
+		out.Choices = []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: RoleAssistant, Content: content.String()}}}
+	}
+	return out, nil
 }
 
 // safe returns err, or when its text carries a secret, a new error with the
@@ -582,7 +649,13 @@ func orDefault(d, def time.Duration) time.Duration {
 // not carry them.
 type captureKey struct{}
 
-type captured struct{ header http.Header }
+type captured struct {
+	header http.Header
+	// stream: the request asked for a stream. A server that ignores
+	// "stream" and answers one whole JSON document (some gateways, small
+	// local servers) is read as that answer, not as a broken stream.
+	stream bool
+}
 
 type capturingDoer struct {
 	hc        *http.Client
@@ -601,6 +674,47 @@ func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.hc.Do(req)
 	if c, ok := req.Context().Value(captureKey{}).(*captured); ok && resp != nil {
 		c.header = resp.Header.Clone()
+		if c.stream && resp.StatusCode == http.StatusOK && isJSON(resp.Header) {
+			resp.Body = asStream(resp.Body)
+		}
 	}
 	return resp, err
+}
+
+// isJSON reports whether a response says its body is one JSON document
+// (not text/event-stream).
+func isJSON(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// maxWholeAnswer bounds the whole answer read when a server answers a
+// streamed request without streaming.
+const maxWholeAnswer = 32 << 20
+
+// asStream turns a whole chat-completion answer into the one chunk and the
+// [DONE] line of an event stream, so go-openai's stream reader returns it:
+// its content as the delta, its usage with it. A body that is no answer
+// passes through as it came, for the reader to report.
+func asStream(body io.ReadCloser) io.ReadCloser {
+	defer body.Close()
+	raw, err := io.ReadAll(io.LimitReader(body, maxWholeAnswer))
+	var whole openai.ChatCompletionResponse
+	if err != nil || json.Unmarshal(raw, &whole) != nil || len(whole.Choices) == 0 {
+		return io.NopCloser(bytes.NewReader(raw))
+	}
+	chunk := openai.ChatCompletionStreamResponse{ID: whole.ID, Object: "chat.completion.chunk", Created: whole.Created, Model: whole.Model}
+	for _, ch := range whole.Choices {
+		chunk.Choices = append(chunk.Choices, openai.ChatCompletionStreamChoice{
+			Index:        ch.Index,
+			Delta:        openai.ChatCompletionStreamChoiceDelta{Role: ch.Message.Role, Content: ch.Message.Content},
+			FinishReason: ch.FinishReason,
+		})
+	}
+	if whole.Usage.TotalTokens > 0 || whole.Usage.PromptTokens > 0 {
+		u := whole.Usage
+		chunk.Usage = &u
+	}
+	b, _ := json.Marshal(chunk) // a value decoded from JSON encodes again
+	return io.NopCloser(strings.NewReader("data: " + string(b) + "\n\ndata: [DONE]\n\n"))
 }

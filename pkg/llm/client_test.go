@@ -869,3 +869,98 @@ func TestAPIType(t *testing.T) {
 		t.Error("New accepted API type bedrock")
 	}
 }
+
+// A request with OnFirstToken is streamed: the hook runs once, at the
+// first chunk, long before the answer is complete; the answer and the
+// usage (from the last chunk) are those of a non-streamed call. A repair
+// round does not call it again.
+func TestStreamFirstToken(t *testing.T) {
+	t.Parallel()
+	s := fakeServer(t)
+	c, _ := newClient(t, s, nil)
+	cached := 40
+	usage := &llmtest.Usage{PromptTokens: 100, CompletionTokens: 10, CachedTokens: &cached}
+	s.Script("correctness",
+		llmtest.Reply{Content: llmtest.Malformed().Content, FirstToken: 5 * time.Millisecond, Delay: 300 * time.Millisecond, Usage: usage},
+		llmtest.Reply{Content: goodAnswer("correctness"), Usage: usage},
+	)
+	r := request("correctness")
+	start := time.Now()
+	var firsts []time.Duration
+	r.OnFirstToken = func() { firsts = append(firsts, time.Since(start)) }
+	resp, err := c.Complete(context.Background(), r)
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if len(firsts) != 1 || firsts[0] >= 250*time.Millisecond {
+		t.Errorf("OnFirstToken ran at %v; want once, at the first chunk (5 ms), not at the end (300 ms)", firsts)
+	}
+	if !resp.Repaired || !strings.Contains(string(resp.JSON), `"confidence":75`) {
+		t.Errorf("got repaired %t JSON %s; want the repaired answer", resp.Repaired, resp.JSON)
+	}
+	if want := (llm.Usage{PromptTokens: 200, CachedTokens: 80, CompletionTokens: 20}); resp.Usage != want {
+		t.Errorf("got usage %+v; want %+v (both answers, from their last chunks)", resp.Usage, want)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 || !reqs[0].Stream || !reqs[0].IncludeUsage {
+		t.Fatalf("got %d requests, the first streamed %t with usage %t; want 2, streamed with include_usage", len(reqs), len(reqs) > 0 && reqs[0].Stream, len(reqs) > 0 && reqs[0].IncludeUsage)
+	}
+	if plain, _ := c.Complete(context.Background(), request("correctness")); plain.Attempts != 1 || s.Requests()[2].Stream {
+		t.Errorf("a request without OnFirstToken was streamed; want a plain request")
+	}
+}
+
+// A server that ignores "stream" and answers one whole JSON document (the
+// way some gateways and small local servers do) is read as that answer, in
+// one request: not retried as a broken stream, its usage kept, and the
+// first-token hook still run (the answer is its first token).
+func TestStreamAnsweredWhole(t *testing.T) {
+	t.Parallel()
+	s := fakeServer(t)
+	c, _ := newClient(t, s, nil)
+	usage := &llmtest.Usage{PromptTokens: 100, CompletionTokens: 10}
+	s.Script("correctness", llmtest.Reply{Content: goodAnswer("correctness"), Usage: usage, Whole: true})
+	r := request("correctness")
+	hooked := 0
+	r.OnFirstToken = func() { hooked++ }
+	resp, err := c.Complete(context.Background(), r)
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if resp.Attempts != 1 || len(s.Requests()) != 1 || !s.Requests()[0].Stream {
+		t.Errorf("got %d attempts, %d requests; want one streamed request", resp.Attempts, len(s.Requests()))
+	}
+	if !strings.Contains(string(resp.JSON), `"confidence":75`) || resp.Repaired {
+		t.Errorf("got JSON %s (repaired %t); want the whole answer as sent", resp.JSON, resp.Repaired)
+	}
+	if want := (llm.Usage{PromptTokens: 100, CompletionTokens: 10}); resp.Usage != want {
+		t.Errorf("got usage %+v; want %+v", resp.Usage, want)
+	}
+	if hooked != 1 {
+		t.Errorf("OnFirstToken ran %d times; want once", hooked)
+	}
+}
+
+// A server that refuses streaming (a 400 naming stream_options) is asked
+// again without it, and the client never streams again.
+func TestStreamRejected(t *testing.T) {
+	t.Parallel()
+	s := fakeServer(t)
+	c, _ := newClient(t, s, nil)
+	s.Script("correctness", llmtest.BadRequest("Unrecognized request argument supplied: stream_options"),
+		llmtest.OK(goodAnswer("correctness")), llmtest.OK(goodAnswer("correctness")))
+	r := request("correctness")
+	r.OnFirstToken = func() {}
+	for range 2 {
+		if _, err := c.Complete(context.Background(), r); err != nil {
+			t.Fatalf("Complete: %v", err)
+		}
+	}
+	var streamed []bool
+	for _, q := range s.Requests() {
+		streamed = append(streamed, q.Stream)
+	}
+	if fmt.Sprint(streamed) != "[true false false]" {
+		t.Errorf("streamed per request: %v; want [true false false]", streamed)
+	}
+}

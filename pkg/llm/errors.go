@@ -54,6 +54,15 @@ func (e *APIError) rejectsSchemaMode() bool {
 	return strings.Contains(s, "response_format") || strings.Contains(s, "json_schema")
 }
 
+// rejectsStreaming: a 400 that names streaming or its options, the way a
+// server without streaming (or without stream_options) refuses it.
+func (e *APIError) rejectsStreaming() bool {
+	if e.Status != http.StatusBadRequest {
+		return false
+	}
+	return strings.Contains(strings.ToLower(e.Message+" "+e.Code+" "+e.Type), "stream")
+}
+
 const redacted = "[REDACTED]"
 
 // Credential shapes a server echoing request headers would show, beyond

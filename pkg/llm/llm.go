@@ -79,6 +79,14 @@ type Request struct {
 	// malformed answer; false skips the repair and the call fails with
 	// ErrMalformed. Callers use it to keep a hard cap on requests.
 	AllowRepair func() bool `json:"-"`
+	// OnFirstToken, when set, makes the Client stream the answer (with
+	// stream_options.include_usage, so the usage still arrives) and call it
+	// once, at the first chunk of the first answer: by then the endpoint
+	// has read the whole prompt, which is when a provider's prompt cache
+	// can serve its prefix to other requests. It may never be called (an
+	// error before any chunk, a server without streaming, a Replay): a
+	// caller waiting on it waits for Complete to return too.
+	OnFirstToken func() `json:"-"`
 }
 
 // Usage counts tokens.

@@ -177,7 +177,7 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 	for _, p := range team {
 		longest = max(longest, len(personaTurn(p, fenceOf(c, ""))))
 	}
-	return EstimateTokens(reviewerSystem()) + EstimateTokens(pullRequestData(c, fenceOf(c, ""))) +
+	return EstimateTokens(reviewerSystem(c.Suggestions)) + EstimateTokens(pullRequestData(c, fenceOf(c, ""))) +
 		tokensOf(longest) + EstimateTokens(string(prompts.FindingsSchema()))
 }
 
@@ -187,7 +187,7 @@ func FixedTokens(c Context, team []persona.Persona, validator bool) int {
 // turn, a few headers, the base region (up to 2·baseWindow+1 lines) and the
 // finding, at up to 100 bytes a line.
 func validatorReserve() int {
-	return max(len(validatorSystem())-len(reviewerSystem()), 0) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
+	return max(len(validatorSystem())-len(reviewerSystem(false)), 0) + len(validatorTurn) + 1200 + (2*baseWindow+1)*100
 }
 
 // tokensOf is EstimateTokens for a length in bytes.

@@ -536,6 +536,13 @@ func WantsContext(p string) bool {
 	return isCode(p)
 }
 
+// IsTestFile reports whether p looks like a test file of a source file
+// (by its name or a test directory; see testStem).
+func IsTestFile(p string) bool {
+	_, ok := testStem(p)
+	return ok
+}
+
 // testStem reports whether p looks like a test file and returns the stem
 // of the file it tests, lower-cased: "users_test.go" → "users",
 // "test_client.py" → "client", "Button.spec.tsx" → "button",

@@ -165,6 +165,28 @@ func TestForPersonaGolden(t *testing.T) {
 	}
 }
 
+// TestSuggestionsByNeed: the answer format asks for a committable
+// suggestion only when one can be posted (the inline input); the rest of
+// the system message is the same, and it is the same for every persona.
+func TestSuggestionsByNeed(t *testing.T) {
+	c := testContext(t)
+	without := ForPersona(c, byName(t, "security"), "m").Messages[0].Content
+	c.Suggestions = true
+	with := ForPersona(c, byName(t, "security"), "m").Messages[0].Content
+	const item = "- `suggestion` (optional)"
+	if strings.Contains(without, item) || !strings.Contains(with, item) {
+		t.Fatalf("suggestion item in the system message: without %t, with %t; want false, true", strings.Contains(without, item), strings.Contains(with, item))
+	}
+	i := strings.Index(with, item)
+	j := i + strings.Index(with[i:], "\n- `confidence`") + 1
+	if got := with[:i] + with[j:]; got != without {
+		t.Errorf("the system message without suggestions is not the one with, less the item")
+	}
+	if other := ForPersona(c, byName(t, "correctness"), "m").Messages[0].Content; other != with {
+		t.Errorf("the system message differs between personas")
+	}
+}
+
 func TestForValidatorGolden(t *testing.T) {
 	c := testContext(t)
 	f := finding.Finding{

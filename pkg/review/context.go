@@ -39,6 +39,7 @@ func (rn *reviewRun) readContext(ctx context.Context) {
 func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, map[string][]string) {
 	o, files, cache, tree, withHeads := rn.o, rn.sc.Files, rn.heads, rn.in.tree, rn.in.carry == nil
 	var paths []string
+	source := changesSource(files) && !o.WideContext
 	for _, f := range files {
 		if !withHeads {
 			break
@@ -46,6 +47,14 @@ func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, 
 		// Added files are in the diff whole; deleted and binary files have
 		// no head text to show; only code gets context.
 		if f.Binary || f.NoPatch || f.Status == diff.Deleted || f.Status == diff.Added || len(f.Hunks) == 0 || !prompt.WantsContext(f.Path()) {
+			continue
+		}
+		// Context by need: when the PR changes source code, its test
+		// files are reviewed from their diff (the assertions a hunk
+		// changes are in it), and the context every persona request
+		// carries goes to the code under test. A PR of tests alone keeps
+		// their context.
+		if source && prompt.IsTestFile(f.Path()) {
 			continue
 		}
 		paths = append(paths, f.Path())
@@ -86,4 +95,15 @@ func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, 
 		changed = append(changed, f.Path())
 	}
 	return heads, prompt.TestFiles(changed, listing)
+}
+
+// changesSource reports whether files change source code that is not a
+// test (a file head context is for, when it is not deleted).
+func changesSource(files []*diff.File) bool {
+	for _, f := range files {
+		if f.Status != diff.Deleted && prompt.WantsContext(f.Path()) && !prompt.IsTestFile(f.Path()) {
+			return true
+		}
+	}
+	return false
 }

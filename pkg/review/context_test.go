@@ -102,6 +102,63 @@ func TestContextInPersonaPrompts(t *testing.T) {
 	}
 }
 
+// TestContextByNeed: when a PR changes source code and its tests, the
+// personas get head context for the source file only: the test file is
+// reviewed from its diff (and its head version is not read). A PR of
+// tests alone keeps their context.
+func TestContextByNeed(t *testing.T) {
+	t.Parallel()
+	var testHead strings.Builder
+	testHead.WriteString("package calc\n\nimport \"testing\"\n\n") // 1-4
+	for i := range 200 {                                           // 5-204
+		fmt.Fprintf(&testHead, "func TestPad%d(t *testing.T) { _ = pad%d() }\n", i, i)
+	}
+	testHead.WriteString("\nfunc TestRatio(t *testing.T) {\n\tif Ratio(4, 2) != 2 {\n\t\tt.Fatal(\"ratio\")\n\t}\n}\n") // 205-210
+	testDiff := "diff --git a/pkg/calc/calc_test.go b/pkg/calc/calc_test.go\nindex 5555555..6666666 100644\n--- a/pkg/calc/calc_test.go\n+++ b/pkg/calc/calc_test.go\n" +
+		"@@ -207,3 +207,3 @@ func TestRatio(t *testing.T) {\n \tif Ratio(4, 2) != 2 {\n-\t\tt.Fatal(\"r\")\n+\t\tt.Fatal(\"ratio\")\n \t}\n"
+	srcDiff := "diff --git a/pkg/calc/calc.go b/pkg/calc/calc.go\nindex 1111111..2222222 100644\n--- a/pkg/calc/calc.go\n+++ b/pkg/calc/calc.go\n" +
+		"@@ -2,3 +2,3 @@\n \n-func pad0() int { return 1 }\n+func pad0() int { return 0 }\n \n"
+	for _, tc := range []struct {
+		name        string
+		diff        string
+		testContext bool
+	}{
+		{"source and tests", srcDiff + testDiff, false},
+		{"tests alone", testDiff, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, tc.diff, map[string]string{
+				"pkg/calc/calc.go":      "package calc\n\nfunc pad0() int { return 0 }\n\nfunc Ratio(a, b int) int { return a / b }\n",
+				"pkg/calc/calc_test.go": testHead.String(),
+			})
+			o := options()
+			o.Personas = []string{"correctness"}
+			if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			reqs := e.model.RequestsFor("correctness")
+			if len(reqs) != 1 {
+				t.Fatalf("correctness requests: %d; want 1", len(reqs))
+			}
+			shared := reqs[0].Messages[1].Content
+			if got := strings.Contains(shared, "File: pkg/calc/calc_test.go ("); got != tc.testContext {
+				t.Errorf("the test file has head context: %t; want %t", got, tc.testContext)
+			}
+			if tc.testContext {
+				return
+			}
+			if !strings.Contains(shared, "File: pkg/calc/calc.go (whole file)") {
+				t.Errorf("the source file has no head context; want it whole")
+			}
+			if n := ghCount(e.gh.Requests(), "GET", "/contents/pkg/calc/calc_test.go", headSHA); n != 0 {
+				t.Errorf("the test file's head version was read %d times; want 0", n)
+			}
+		})
+	}
+}
+
 // TestMaxInputTokensTooSmall: when not even one file fits a request, no
 // call is made, every file is listed as not reviewed with the reason, and
 // the review is incomplete.
@@ -263,10 +320,13 @@ func (m *timedModel) Complete(ctx context.Context, r llm.Request) (llm.Response,
 	return resp, err
 }
 
-// TestWarmCache: with WarmCache one persona call runs first, alone; the
-// others start after it answered.
+// TestWarmCache: with WarmCache one persona call runs first, streamed; the
+// others start once its first token has arrived (the provider has read its
+// prompt, so its cache can serve them), not when it has answered. Without
+// it all start together.
 func TestWarmCache(t *testing.T) {
 	t.Parallel()
+	const firstToken, latency = 40 * time.Millisecond, 400 * time.Millisecond
 	for _, warm := range []bool{false, true} {
 		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) {
 			t.Parallel()
@@ -277,7 +337,10 @@ func TestWarmCache(t *testing.T) {
 			})
 			e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 				rep := e.verdicts.reply(r)
-				rep.Delay = 30 * time.Millisecond
+				rep.FirstToken, rep.Delay = firstToken, latency
+				if r.Persona == llm.Validator {
+					rep.Delay = time.Millisecond
+				}
 				return rep
 			})
 			e.calcPR(t)
@@ -291,20 +354,100 @@ func TestWarmCache(t *testing.T) {
 			}
 			slices.SortFunc(tm.spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
 			first, rest := tm.spans[0], tm.spans[1:]
-			after := true
 			for _, s := range rest {
-				after = after && !s[0].Before(first[1])
+				waited := s[0].Sub(first[0]) >= firstToken
+				if waited != warm {
+					t.Errorf("a call started %v after the first; want it to wait for the first token (%v): %t", s[0].Sub(first[0]), firstToken, warm)
+				}
+				if !s[0].Before(first[1]) {
+					t.Errorf("a call started after the first answered; want it sent at the first token at the latest")
+				}
 			}
-			if after != warm {
-				t.Errorf("the other calls start after the first answered: %t; want %t", after, warm)
+			var streamed int
+			for _, r := range e.model.Requests() {
+				if r.Stream && r.Persona != llm.Validator {
+					streamed++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[warm]; streamed != want {
+				t.Errorf("%d streamed persona requests; want %d (the warm-up)", streamed, want)
 			}
 		})
 	}
 }
 
-// TestValidatorPartCut: a validator request resends the diff of its
-// finding's part only while that part is at most a quarter of
-// max-input-tokens; a larger part is cut to the finding's own file.
+// validatorSpans records when each validator call started and ended.
+type validatorSpans struct {
+	next  llm.Completer
+	mu    sync.Mutex
+	spans [][2]time.Time
+}
+
+func (m *validatorSpans) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
+	start := time.Now()
+	resp, err := m.next.Complete(ctx, r)
+	if r.Persona == llm.Validator {
+		m.mu.Lock()
+		m.spans = append(m.spans, [2]time.Time{start, time.Now()})
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestWarmCacheValidator: the validator round warms up the same way: one
+// call first, streamed, the others at its first token, before it answered.
+func TestWarmCacheValidator(t *testing.T) {
+	t.Parallel()
+	const firstToken, latency = 40 * time.Millisecond, 400 * time.Millisecond
+	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
+	var vs *validatorSpans
+	e := newEnv(t, func(c *llm.Client) llm.Completer {
+		vs = &validatorSpans{next: c}
+		return vs
+	})
+	e.helpersPR(t, 20, files...)
+	var fs []finding.Finding
+	for _, p := range files {
+		fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
+			x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+		}))
+	}
+	e.model.Script("correctness", llmtest.OK(answer(t, "correctness", fs, nil, nil)))
+	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		rep := llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
+		rep.FirstToken, rep.Delay = firstToken, latency
+		return rep
+	})
+	o := options()
+	o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness"}, true, review.ValidatePerFile
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if len(vs.spans) != 3 || res.Coverage.Validated != 3 {
+		t.Fatalf("validator calls %d, validated %d; want 3, 3", len(vs.spans), res.Coverage.Validated)
+	}
+	slices.SortFunc(vs.spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	first := vs.spans[0]
+	for _, s := range vs.spans[1:] {
+		if s[0].Sub(first[0]) < firstToken || !s[0].Before(first[1]) {
+			t.Errorf("a validator call started %v after the first (answered after %v); want at its first token (%v), before its answer", s[0].Sub(first[0]), first[1].Sub(first[0]), firstToken)
+		}
+	}
+	streamed := 0
+	for _, r := range e.model.RequestsFor(llm.Validator) {
+		if r.Stream {
+			streamed++
+		}
+	}
+	if streamed != 1 {
+		t.Errorf("%d streamed validator requests; want 1 (the warm-up)", streamed)
+	}
+}
+
+// TestValidatorPartCut: a validator request with its finding's head file
+// sends the finding's own file's diff alone, whatever the size of the
+// part (see TestValidatorDiffScope for one without the head file).
 func TestValidatorPartCut(t *testing.T) {
 	t.Parallel()
 	files := []string{"pkg/a/one.go", "pkg/a/two.go"}
@@ -313,7 +456,7 @@ func TestValidatorPartCut(t *testing.T) {
 		lines     int
 		wantOther bool
 	}{
-		{name: "small part: the whole part", lines: 40, wantOther: true},
+		{name: "small part: the finding's file", lines: 40, wantOther: false},
 		{name: "large part: the finding's file", lines: 150, wantOther: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,7 +535,7 @@ func TestValidatorSeesSplitFileWhole(t *testing.T) {
 			}
 			o := options()
 			o.Personas, o.ValidatorBatching = []string{"correctness"}, batching
-			o.MaxInputTokens = diffBudget(t, 1000, true, "correctness")
+			o.MaxInputTokens = diffBudget(t, 1150, true, "correctness") // two parts; room for the file whole in a validation
 			res, _, err := e.rv.ReviewPR(context.Background(), o)
 			if err != nil {
 				t.Fatalf("ReviewPR: %v", err)

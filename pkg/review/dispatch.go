@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -16,9 +17,11 @@ import (
 
 // dispatch runs every (persona, part) call in parallel under the bound.
 // Each goroutine writes its own slot, so the output order is fixed. With
-// o.WarmCache the first persona's call of each part goes first and the
-// rest follow once it has answered, so a provider's prompt cache holds the
-// shared prefix when they arrive (at the cost of one more latency).
+// o.WarmCache the first persona's call of each part goes first, streamed,
+// and the rest of the part's calls follow at its first token (or its end,
+// when none comes): by then the provider has read its prompt, so its
+// prompt cache can serve the shared prefix when they arrive, at the cost
+// of one time-to-first-token rather than one whole latency.
 func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []PersonaRun) {
 	o, team, parts, pc, calls := rn.o, rn.team, rn.parts, rn.pc, rn.calls
 	type slot struct {
@@ -30,6 +33,11 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 	for i := range team {
 		slots[i] = make([]slot, len(parts))
 	}
+	warm := o.WarmCache && len(team) > 1
+	ready := make([]*release, len(parts)) // part j's warm-up has been read
+	for j := range ready {
+		ready[j] = newRelease()
+	}
 	call := func(ctx context.Context, i, j int) {
 		p := team[i]
 		c := pc
@@ -37,6 +45,10 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 		c.PathInstructions = pathInstructions(o.repo.PathInstructions, parts[j].Files)
 		req := prompt.ForPersona(c, p.Persona, o.modelFor(p.Persona))
 		req.AllowRepair = calls.take
+		if warm && i == 0 {
+			req.OnFirstToken = ready[j].open
+			defer ready[j].open()
+		}
 		s := &slots[i][j]
 		if !calls.take() {
 			s.err = calls.refused()
@@ -53,27 +65,22 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 			s.err = decodeStrict(resp.JSON, &s.answer)
 		}
 	}
-	warm := o.WarmCache && len(team) > 1
-	run := func(first bool) {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(o.MaxConcurrency)
-		for i := range team {
-			for j := range parts {
-				if warm && (i == 0) != first {
-					continue
+	// The warm-ups are started first, so a call waiting for its part's
+	// warm-up never holds a slot its warm-up needs.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.MaxConcurrency)
+	for i := range team {
+		for j := range parts {
+			g.Go(func() error {
+				if warm && i > 0 {
+					ready[j].wait(gctx)
 				}
-				g.Go(func() error {
-					call(gctx, i, j)
-					return nil // one persona's failure never stops the others
-				})
-			}
+				call(gctx, i, j)
+				return nil // one persona's failure never stops the others
+			})
 		}
-		_ = g.Wait()
 	}
-	if warm {
-		run(true)
-	}
-	run(false)
+	_ = g.Wait()
 
 	var results []synth.PersonaResult
 	runs := make([]PersonaRun, len(team))
@@ -119,6 +126,25 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 		runs[i] = run
 	}
 	return results, runs
+}
+
+// release is a one-way gate: closed by the first open, waited on by the
+// calls that follow a cache warm-up.
+type release struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newRelease() *release { return &release{ch: make(chan struct{})} }
+
+func (r *release) open() { r.once.Do(func() { close(r.ch) }) }
+
+// wait returns once the gate is open or ctx is done.
+func (r *release) wait(ctx context.Context) {
+	select {
+	case <-r.ch:
+	case <-ctx.Done():
+	}
 }
 
 // decodeStrict decodes schema-checked JSON, refusing unknown fields a second

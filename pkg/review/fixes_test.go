@@ -425,24 +425,36 @@ func TestValidatorLineOutsideModifiedFile(t *testing.T) {
 	}
 }
 
-// TestValidatorDiffScope: the validator sees the whole diff (every file's
-// header) when it fits the input budget, so it can judge "handled
-// elsewhere"; when it does not, only the finding's own file.
+// TestValidatorDiffScope: with the finding's head file in hand, the
+// validator sees that file whole and its own file's diff, never the other
+// files' (context by need: they would be resent in every call); without
+// it, the diff of the finding's part, which holds every file when it fits
+// the input budget, and only the finding's own file when it does not.
 func TestValidatorDiffScope(t *testing.T) {
 	t.Parallel()
 	files := []string{"pkg/a/one.go", "pkg/a/two.go"}
 	for _, tc := range []struct {
 		name        string
 		inputBudget int // each file's diff is about 500 tokens
+		noHead      bool
 		wantOther   bool
 	}{
-		{name: "fits", inputBudget: 0, wantOther: true},
-		{name: "too large", inputBudget: 600, wantOther: false}, // a diff budget: one file a part
+		{name: "head read", inputBudget: 0, wantOther: false},
+		{name: "no head, fits", inputBudget: 0, noHead: true, wantOther: true},
+		{name: "no head, too large", inputBudget: 600, noHead: true, wantOther: false}, // a diff budget: one file a part
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, nil)
-			e.helpersPR(t, 40, files...)
+			if tc.noHead {
+				var d strings.Builder
+				for _, p := range files {
+					d.WriteString(addedFile(p, goLines("helpers", 40)))
+				}
+				e.addPR(t, d.String(), nil)
+			} else {
+				e.helpersPR(t, 40, files...)
+			}
 			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
 				f("Overflow in helper9", finding.P1, files[0], 9, 100),
 			}, nil, nil)))

@@ -107,6 +107,17 @@ type Options struct {
 	// part of the diff, then one validator call) and the rest once it
 	// answered, so a provider's prompt cache holds their shared prefix.
 	WarmCache bool
+	// Suggestions asks the personas for committable suggestions (the
+	// inline input, which posts them); off, their answer format does not
+	// ask for one.
+	Suggestions bool
+	// WideContext is release 2's context, kept to measure context by need
+	// (BENCHMARKS.md): head context for the test files of a PR that also
+	// changes source code, and for each per-finding validation the diff of
+	// the finding's whole part, not only its file's. Off (the default),
+	// those test files are reviewed from their diff, and a validation with
+	// its head file in hand gets its own file's diff.
+	WideContext bool
 
 	// Incomplete is the check conclusion of an incomplete review with
 	// nothing blocking: ConclusionFailure (the default) or "neutral".

@@ -80,7 +80,9 @@ type reviewRun struct {
 // the lists of what was lost before scope, and a head-file cache over
 // in.head.
 func newRun(r *Reviewer, o Options, res *Result, in runInput) *reviewRun {
-	return &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
+	rn := &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
+	rn.pc.Suggestions = o.Suggestions
+	return rn
 }
 
 // head reads a file's head version through the run's cache.

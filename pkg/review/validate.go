@@ -125,29 +125,52 @@ func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
 			verdicts[i] = v
 			return
 		}
-		verdicts[i] = rn.validateOne(ctx, f, partFor(o, v.pc, v.parts, f), content)
+		// Context by need: with the head file whole in the request, the
+		// finding's own file's diff is what it is judged against; the
+		// other files' diff would be resent in every call, sharing no
+		// cached prefix with the persona calls (the schema differs from
+		// the first token). Without the head file, the part's diff is all
+		// the validator has of the code around.
+		part := partFor(o, v.pc, v.parts, f)
+		if found && !o.WideContext {
+			part = ownFile(part, f.File)
+		}
+		verdicts[i] = rn.validateOne(ctx, f, part, content)
 	})
 }
 
-// phased runs fn(0..n-1) in parallel under limit. With warm, fn(0) runs
-// first and alone, so a provider's prompt cache holds the prefix the
-// other calls share when they arrive (one model latency more).
+// phased runs fn(0..n-1) in parallel under limit. With warm, fn(0) goes
+// first and the others follow once its model call's prompt has been read
+// (its first streamed token, or its end): a provider's prompt cache then
+// holds the prefix they share when they arrive. fn(0)'s context carries
+// the release (see warmUp).
 func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Context, k int)) {
-	start := 0
-	if warm && n > 1 {
-		fn(ctx, 0)
-		start = 1
-	}
+	warm = warm && n > 1
+	ready := newRelease()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(limit)
-	for k := start; k < n; k++ {
+	for k := range n {
 		g.Go(func() error {
-			fn(gctx, k)
+			switch {
+			case warm && k == 0:
+				defer ready.open()
+				fn(context.WithValue(gctx, warmUpKey{}, ready), k)
+			case warm:
+				ready.wait(gctx)
+				fn(gctx, k)
+			default:
+				fn(gctx, k)
+			}
 			return nil
 		})
 	}
 	_ = g.Wait()
 }
+
+// warmUpKey carries, in the context of a warm-up's validator work, the
+// release its model call opens at its first token (ask reads it): the
+// call is made a few functions down, after the head file is read.
+type warmUpKey struct{}
 
 // validateOne asks the validator about one finding.
 func (rn *reviewRun) validateOne(ctx context.Context, f finding.Finding, c prompt.Context, content string) *verdict {
@@ -176,6 +199,9 @@ func (rn *reviewRun) ask(ctx context.Context, req llm.Request) (llm.Response, er
 		return llm.Response{}, errors.New("validator " + calls.refused().Error())
 	}
 	req.AllowRepair = calls.take
+	if ready, ok := ctx.Value(warmUpKey{}).(*release); ok {
+		req.OnFirstToken = ready.open
+	}
 	resp, err := rn.r.Model.Complete(ctx, req)
 	if llm.Fatal(err) {
 		calls.halt(err)
@@ -209,9 +235,10 @@ func outsideFile(f finding.Finding, content string, found bool) *verdict {
 
 // partFor is the prompt context of the part of the diff that holds f's
 // file (for a file split into groups of hunks, the group holding f's line,
-// else its first): the diff f's persona saw, so the validator can judge
-// "handled elsewhere". A part larger than a quarter of max-input-tokens is
-// cut to f's own file: every validation would otherwise resend it.
+// else its first): the diff f's persona saw. A part larger than a quarter
+// of max-input-tokens is cut to f's own file: every validation would
+// otherwise resend it. (A validation with the head file in hand cuts it to
+// f's own file whatever its size.)
 func partFor(o Options, pc prompt.Context, parts []prompt.Part, f finding.Finding) prompt.Context {
 	c := pc
 	c.Fence = o.Fence

@@ -138,14 +138,14 @@ var findingRef = regexp.MustCompile(`"file": "([^"]+)",\s*"line": (\d+)`)
 // validator with the recorded verdict for the finding's file:line.
 func (w *world) fixtureAnswer(r llmtest.Request) llmtest.Reply {
 	if r.Persona == llm.Validator {
-		if len(r.Messages) > 1 {
-			if m := findingRef.FindStringSubmatch(r.Messages[1].Content); m != nil {
+		return llmtest.Verdicts(r, func(f string) string {
+			if m := findingRef.FindStringSubmatch(f); m != nil {
 				if v, ok := w.verdicts[m[1]+":"+m[2]]; ok {
-					return llmtest.OK(string(v))
+					return string(v)
 				}
 			}
-		}
-		return llmtest.OK(`{"validated":true,"reason":"the fixture did not record this finding; accepted"}`)
+			return `{"validated":true,"reason":"the fixture did not record this finding; accepted"}`
+		})
 	}
 	if a, ok := w.answers[r.Persona]; ok {
 		return llmtest.OK(string(a))

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -48,10 +49,18 @@ type Reply struct {
 	Body string
 	// Content is the model's message content in a 200 chat completion.
 	Content string
-	// Delay holds the answer back (the request's context cancels it).
+	// Delay holds the answer back (the request's context cancels it): a
+	// streamed answer ends after Delay.
 	Delay time.Duration
+	// FirstToken is when a streamed answer's first chunk is sent (the
+	// provider has read the whole prompt); 0, or more than Delay, sends
+	// the whole stream at Delay. A request that does not stream ignores it.
+	FirstToken time.Duration
 	// Usage overrides the computed usage.
 	Usage *Usage
+	// Whole answers a streamed request with one whole JSON answer, as a
+	// server that ignores "stream" does.
+	Whole bool
 }
 
 // Request is one request the server received.
@@ -70,8 +79,11 @@ type Request struct {
 	SchemaName     string
 	Strict         bool
 	// Schema is the response format's schema, raw.
-	Schema   json.RawMessage
-	Messages []llm.Message
+	Schema json.RawMessage
+	// Stream is the request's "stream"; IncludeUsage its
+	// stream_options.include_usage (usage in a last chunk of its own).
+	Stream, IncludeUsage bool
+	Messages             []llm.Message
 	// PromptTokens is the request's prompt as a provider bills it: the
 	// response schema and the messages (role and content, decoded), at four
 	// bytes a token. The JSON envelope and its escapes (a tab sent as \t, a
@@ -140,11 +152,13 @@ func (s *Server) SetDefault(h func(Request) Reply) {
 // SimulatePromptCache turns on a provider-style prompt cache: a request's
 // cached_tokens is the longest prefix of its response schema (OpenAI puts
 // a structured-output schema before the system message) and messages
-// (role and content, in order) that it shares with a request answered
-// BEFORE it arrived,
-// counted at four bytes a token in whole blocks of 128 tokens and only
-// from 1,024 tokens on, as OpenAI documents its automatic caching. Calls
-// in flight together therefore share nothing, as with a real provider.
+// (role and content, in order) that it shares with a request whose prompt
+// had been read in full BEFORE it arrived: a streamed request's at its
+// first chunk, any other's when its answer was sent. It is counted at
+// four bytes a token in whole blocks of 128 tokens and only from 1,024
+// tokens on, as OpenAI documents its automatic caching. Calls in flight
+// together therefore share nothing, as with a real provider. Only a
+// request answered 200 writes the cache.
 func (s *Server) SimulatePromptCache(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -319,6 +333,58 @@ func DefaultContent(r Request) string {
 	return string(b)
 }
 
+// findingBlock is a finding as a validator request shows it: after "## The
+// finding" (one finding's request) or "### F<n>" (a per-file request), a
+// data fence around its JSON.
+var findingBlock = regexp.MustCompile(`(?s)(?:## The finding|### F\d+)\n\n(?:[^\n]*\n\n)?<<<DATA-[0-9A-Za-z]+\n(.*?)\nDATA-[0-9A-Za-z]+>>>`)
+
+// Findings returns the findings a validator request asks about, in order,
+// each as the JSON text the request shows: one for a per-finding request
+// (schema "validation"), F1..Fn for a per-file one ("validations").
+func (r Request) Findings() []string {
+	var out []string
+	for _, m := range r.Messages {
+		for _, b := range findingBlock.FindAllStringSubmatch(m.Content, -1) {
+			out = append(out, b[1])
+		}
+	}
+	return out
+}
+
+// Verdicts answers a validator request with judge's verdict on each of its
+// findings (a JSON object: validated, reason, optionally severity), given
+// the finding's JSON: the verdict alone for a per-finding request, and for
+// a per-file one {"verdicts": [...]} with each tagged by its id (F1, F2,
+// ...), as the "validations" schema asks. In JSON-object mode, which names
+// no schema, a request whose findings are numbered is a per-file one.
+func Verdicts(r Request, judge func(finding string) string) Reply {
+	fs := r.Findings()
+	perFile := r.SchemaName == "validations"
+	if r.SchemaName == "" {
+		for _, m := range r.Messages {
+			perFile = perFile || strings.Contains(m.Content, "\n### F1\n")
+		}
+	}
+	if !perFile {
+		f := ""
+		if len(fs) > 0 {
+			f = fs[0]
+		}
+		return OK(judge(f))
+	}
+	var vs []map[string]any
+	for i, f := range fs {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(judge(f)), &v); err != nil {
+			return BadRequest("llmtest: a verdict is not a JSON object: " + err.Error())
+		}
+		v["finding"] = fmt.Sprintf("F%d", i+1)
+		vs = append(vs, v)
+	}
+	b, _ := json.Marshal(map[string]any{"verdicts": vs})
+	return OK(string(b))
+}
+
 func errorBody(message, typ, code, param string) string {
 	nullable := func(s string) any {
 		if s == "" {
@@ -401,14 +467,18 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		reply = s.next(req)
 	}
 
-	if reply.Delay > 0 {
-		t := time.NewTimer(reply.Delay)
-		select {
-		case <-hr.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
+	ok := reply.Body == "" && (reply.Status == 0 || reply.Status == http.StatusOK)
+	if simulate && ok && reply.Usage == nil {
+		u := Usage{PromptTokens: req.PromptTokens, CompletionTokens: len(reply.Content)/4 + 1}
+		u.CachedTokens = &cached
+		reply.Usage = &u
+	}
+	if req.Stream && ok && !reply.Whole {
+		s.stream(w, hr, seq, req, reply, text)
+		return
+	}
+	if !wait(hr, reply.Delay) {
+		return
 	}
 	for k, v := range reply.Headers {
 		if v != "" {
@@ -421,21 +491,111 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		status = http.StatusOK
 	}
 	w.WriteHeader(status)
-	if reply.Body != "" || status != http.StatusOK {
+	if !ok {
 		io.WriteString(w, reply.Body)
 		return
 	}
 	if simulate {
-		s.mu.Lock()
-		s.cache = append(s.cache, text)
-		s.mu.Unlock()
-		if reply.Usage == nil {
-			u := Usage{PromptTokens: req.PromptTokens, CompletionTokens: len(reply.Content)/4 + 1}
-			u.CachedTokens = &cached
-			reply.Usage = &u
-		}
+		s.remember(text)
 	}
 	json.NewEncoder(w).Encode(completion(seq, req, reply))
+}
+
+// wait holds an answer back for d; false when the client gave up first.
+func wait(hr *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-hr.Context().Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// remember adds a prompt, read in full, to the simulated cache.
+func (s *Server) remember(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache != nil {
+		s.cache = append(s.cache, text)
+	}
+}
+
+// stream answers a "stream": true request as OpenAI does: server-sent
+// events, each a "data: " line holding a chat.completion.chunk and a blank
+// line; the first chunk (the assistant role, empty content) at
+// reply.FirstToken, the content in pieces and a chunk with the
+// finish_reason at reply.Delay, then with stream_options.include_usage a
+// chunk with no choices and the usage (every earlier chunk says "usage":
+// null), and "data: [DONE]". The prompt enters the simulated cache with the
+// first chunk: the provider has read it in full by then.
+func (s *Server) stream(w http.ResponseWriter, hr *http.Request, seq int, req Request, reply Reply, text string) {
+	first := reply.FirstToken
+	if first <= 0 || first > reply.Delay {
+		first = reply.Delay
+	}
+	if !wait(hr, first) {
+		return
+	}
+	for k, v := range reply.Headers {
+		if v != "" {
+			w.Header().Set(k, v)
+		}
+	}
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	model := req.Model
+	if model == "" {
+		model = req.Deployment
+	}
+	created := time.Now().Unix()
+	send := func(choices []any, usage any) {
+		chunk := map[string]any{
+			"id": fmt.Sprintf("chatcmpl-llmtest%06d", seq), "object": "chat.completion.chunk", "created": created,
+			"model": model, "service_tier": "default", "system_fingerprint": "fp_llmtest", "choices": choices,
+		}
+		if req.IncludeUsage {
+			chunk["usage"] = usage
+		}
+		b, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(d map[string]any, finish any) []any {
+		return []any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": finish}}
+	}
+	// Cached before the chunk is sent: a client that starts its next
+	// request on it must find the prefix.
+	s.remember(text)
+	send(delta(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil), nil)
+	if !wait(hr, reply.Delay-first) {
+		return
+	}
+	const piece = 256 // bytes of content per chunk; split on rune boundaries
+	for rest := reply.Content; rest != ""; {
+		n := min(piece, len(rest))
+		for n < len(rest) && !utf8.RuneStart(rest[n]) {
+			n++
+		}
+		send(delta(map[string]any{"content": rest[:n]}, nil), nil)
+		rest = rest[n:]
+	}
+	send(delta(map[string]any{}, "stop"), nil)
+	if req.IncludeUsage {
+		send([]any{}, completion(seq, req, reply)["usage"])
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
 }
 
 func (s *Server) next(req Request) Reply {
@@ -458,8 +618,12 @@ func (s *Server) next(req Request) Reply {
 // leaves them empty (validate has reported it).
 func parse(req *Request) {
 	var b struct {
-		Model          string `json:"model"`
-		Messages       []llm.Message
+		Model         string `json:"model"`
+		Messages      []llm.Message
+		Stream        bool `json:"stream"`
+		StreamOptions *struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 		ResponseFormat *struct {
 			Type       string `json:"type"`
 			JSONSchema *struct {
@@ -474,6 +638,8 @@ func parse(req *Request) {
 	}
 	req.Model = b.Model
 	req.Messages = b.Messages
+	req.Stream = b.Stream
+	req.IncludeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage
 	if rf := b.ResponseFormat; rf != nil {
 		req.ResponseFormat = rf.Type
 		if js := rf.JSONSchema; js != nil {

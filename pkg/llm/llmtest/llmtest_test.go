@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -284,5 +286,188 @@ func TestPromptTokensCountDecodedContent(t *testing.T) {
 	}
 	if u := usage[1].Usage.Prompt - usage[1].Usage.Details.Cached; u < 0 || u > 128 {
 		t.Errorf("repeated prompt: %d tokens uncached; want less than one cache block", u)
+	}
+}
+
+// A "stream": true request is answered as OpenAI streams: server-sent
+// events of chat.completion.chunk objects, the first (the role) at
+// FirstToken, the content, a finish_reason chunk, with include_usage a
+// last chunk with no choices and the usage (null in every other chunk),
+// and data: [DONE].
+func TestStreamWireFormat(t *testing.T) {
+	t.Parallel()
+	s := llmtest.New()
+	defer s.Close()
+	content := strings.Repeat("é", 300) // 600 bytes: three chunks, split on rune boundaries
+	s.Script("correctness", llmtest.Reply{Content: content, FirstToken: 5 * time.Millisecond, Delay: 50 * time.Millisecond})
+	body := strings.Replace(validBody, `"response_format"`, `"stream":true,"stream_options":{"include_usage":true},"response_format"`, 1)
+	resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("got Content-Type %q; want text/event-stream", ct)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	events := strings.Split(strings.TrimSuffix(string(raw), "\n\n"), "\n\n")
+	if last := events[len(events)-1]; last != "data: [DONE]" {
+		t.Fatalf("last event %q; want data: [DONE]", last)
+	}
+	var got strings.Builder
+	var usage map[string]any
+	for i, e := range events[:len(events)-1] {
+		data, ok := strings.CutPrefix(e, "data: ")
+		if !ok {
+			t.Fatalf("event %d %q does not start with data: ", i, e)
+		}
+		var chunk struct {
+			Object  string `json:"object"`
+			Choices []struct {
+				Delta        map[string]any `json:"delta"`
+				FinishReason *string        `json:"finish_reason"`
+			} `json:"choices"`
+			Usage map[string]any `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if chunk.Object != "chat.completion.chunk" {
+			t.Errorf("event %d: object %q; want chat.completion.chunk", i, chunk.Object)
+		}
+		if !strings.Contains(data, `"usage":`) {
+			t.Errorf("event %d has no usage member; with include_usage every chunk has one", i)
+		}
+		if i == 0 && (len(chunk.Choices) != 1 || chunk.Choices[0].Delta["role"] != "assistant") {
+			t.Errorf("first chunk %s; want the assistant role", data)
+		}
+		if chunk.Usage != nil {
+			if i != len(events)-2 || len(chunk.Choices) != 0 {
+				t.Errorf("usage in event %d of %d with %d choices; want only the last, with none", i, len(events)-1, len(chunk.Choices))
+			}
+			usage = chunk.Usage
+		}
+		for _, c := range chunk.Choices {
+			if s, ok := c.Delta["content"].(string); ok {
+				got.WriteString(s)
+			}
+		}
+	}
+	if got.String() != content {
+		t.Errorf("streamed content %q; want %q", got.String(), content)
+	}
+	if usage == nil || usage["prompt_tokens"] == nil {
+		t.Errorf("got usage %v; want the prompt tokens in the last chunk", usage)
+	}
+	if r := s.Requests()[0]; !r.Stream || !r.IncludeUsage {
+		t.Errorf("recorded stream %t include_usage %t; want both", r.Stream, r.IncludeUsage)
+	}
+}
+
+// The simulated cache serves a prefix only to a request that arrives after
+// the request that wrote it was read in full: a streamed one at its first
+// chunk, any other at its end. A request sent while the other is still
+// being read, or answered but not streamed, gets nothing.
+func TestSimulatePromptCacheTiming(t *testing.T) {
+	t.Parallel()
+	shared := strings.Repeat("x", 4*3000)
+	body := func(tail string, stream bool) string {
+		b, _ := json.Marshal(map[string]any{"model": "m", "stream": stream, "messages": []map[string]string{
+			{"role": "system", "content": shared},
+			{"role": "user", "content": "Reviewer: " + tail + "\n" + tail},
+		}})
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		stream bool
+		// atFirstChunk sends the second request once the first one's
+		// response headers (sent with its first chunk) have arrived; else
+		// once the server has received the first, plus wait.
+		atFirstChunk bool
+		wait         time.Duration
+		want         int
+	}{
+		{name: "streamed, at its first chunk", stream: true, atFirstChunk: true, want: 2944},
+		{name: "streamed, before its first chunk", stream: true},
+		{name: "not streamed, after the time of a first chunk, before its end", wait: 100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := llmtest.New()
+			defer s.Close()
+			s.SimulatePromptCache(true)
+			// Wide margins: the machine may be loaded. Before its first
+			// chunk is before 1.5 s; a first chunk at 50 ms.
+			reply := llmtest.Reply{Content: "{}", FirstToken: 50 * time.Millisecond, Delay: 1500 * time.Millisecond}
+			if tc.stream && !tc.atFirstChunk {
+				reply.FirstToken = reply.Delay
+			}
+			s.Script("a", reply)
+			first := make(chan *http.Response, 1)
+			go func() {
+				resp, err := http.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(body("a", tc.stream)))
+				if err != nil {
+					t.Error(err)
+					first <- nil
+					return
+				}
+				first <- resp
+			}()
+			var resp *http.Response
+			if tc.atFirstChunk {
+				resp = <-first
+			} else {
+				for len(s.Requests()) == 0 {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(tc.wait)
+			}
+			post(t, s.URL+"/v1/chat/completions", body("b", false))
+			if resp == nil {
+				resp = <-first
+			}
+			if resp != nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			var got int
+			for _, r := range s.Requests() {
+				if r.Persona == "b" {
+					got = r.CachedTokens
+				}
+			}
+			if got != tc.want {
+				t.Errorf("second request cached %d; want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// Verdicts answers a validator request in the shape its schema asks for,
+// judging each finding the request shows: the verdict alone for one
+// finding, {"verdicts": [...]} tagged F1..Fn for a per-file request.
+func TestVerdicts(t *testing.T) {
+	t.Parallel()
+	fs := []finding.Finding{
+		{Title: "Loop reads one past the end", Severity: finding.P1, File: "a.go", Line: 3, Evidence: []string{"for i := 0; i <= n; i++ {"}},
+		{Title: "Mean divides by zero", Severity: finding.P2, File: "a.go", Line: 7, Evidence: []string{"return sum / n"}},
+	}
+	c := prompt.Context{Repo: "o/r", Title: "t", Fence: "f00d"}
+	judge := func(f string) string {
+		ok := strings.Contains(f, "Loop reads")
+		return fmt.Sprintf(`{"validated":%t,"reason":"checked"}`, ok)
+	}
+	one := llmtest.Request{SchemaName: "validation", Messages: prompt.ForValidator(fs[1], c, "", "m").Messages}
+	if got := one.Findings(); len(got) != 1 || !strings.Contains(got[0], "Mean divides by zero") {
+		t.Errorf("Findings of a per-finding request: %q; want the one finding", got)
+	}
+	if got := llmtest.Verdicts(one, judge).Content; got != `{"validated":false,"reason":"checked"}` {
+		t.Errorf("per-finding answer %s; want the verdict alone", got)
+	}
+	file := llmtest.Request{SchemaName: "validations", Messages: prompt.ForValidatorFile(fs, c, "", "m").Messages}
+	want := `{"verdicts":[{"finding":"F1","reason":"checked","validated":true},{"finding":"F2","reason":"checked","validated":false}]}`
+	if got := llmtest.Verdicts(file, judge).Content; got != want {
+		t.Errorf("per-file answer %s; want %s", got, want)
 	}
 }
