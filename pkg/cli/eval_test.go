@@ -89,16 +89,31 @@ func pairsOf(lines []evalLine) []string {
 	return out
 }
 
-// wantPairs is every (persona, case) pair eval runs on the shipped cases,
-// restricted to only when it is not empty.
+// wantPairs is every (persona, case) pair eval runs offline on the shipped
+// cases of every suite (those with recorded answers), restricted to only
+// when it is not empty.
 func wantPairs(t *testing.T, only ...string) []string {
 	t.Helper()
-	cases, err := eval.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
+	return suitePairs(t, eval.Suites(), true, only...)
+}
+
+// suitePairs is every (persona, case) pair of the shipped cases of suites:
+// every case live, only those with recorded answers offline.
+func suitePairs(t *testing.T, suites []string, offline bool, only ...string) []string {
+	t.Helper()
+	var cases []eval.Case
+	for _, s := range suites {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, cs...)
 	}
 	var out []string
 	for _, c := range cases {
+		if offline && len(c.Recorded) == 0 {
+			continue // offline, a case without recorded answers is not scored
+		}
 		for _, p := range c.Personas() {
 			if len(only) == 0 || slices.Contains(only, p) {
 				out = append(out, p+"/"+c.ID())
@@ -354,7 +369,7 @@ func TestEvalLiveRecord(t *testing.T) {
 		}
 		asked[r.Persona+"/scripted/"+c[1]]++
 	}
-	want := wantPairs(t)
+	want := suitePairs(t, []string{eval.SuiteScripted}, false)
 	for _, p := range want {
 		if asked[p] != 1 {
 			t.Errorf("pair %s asked %d times; want once", p, asked[p])
@@ -645,9 +660,11 @@ func TestEvalSuites(t *testing.T) {
 	if !strings.Contains(all, "scripted/") || strings.Contains(real, "scripted/") {
 		t.Errorf("--suite real shows scripted cases, or the default shows none")
 	}
-	// The pool's hand-scripted validator answers still carry the notice.
-	if !strings.HasPrefix(real, "answers: no answers\n"+eval.ScriptedNotice+"\n"+eval.NoAnswersNotice+"\n") {
-		t.Errorf("a run with nothing scored must not read as a model's score:\n%s", real)
+	// The real suite's answers are a model's, recorded, and say whose and
+	// when; the pool's hand-scripted validator answers still carry the
+	// notice.
+	if !strings.HasPrefix(real, "answers: recorded from claude (answering through a file queue) on 2026-11-26 (15 cases)\n"+eval.ScriptedNotice+"\n") {
+		t.Errorf("the real suite does not say its answers are a model's, recorded, and whose:\n%s", real)
 	}
 }
 
