@@ -2,10 +2,13 @@ package review
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -21,12 +24,11 @@ type TreeReader func(ctx context.Context) (paths []string, truncated bool, err e
 // readContext is the context part of Stage 2 (SPEC 7.3): the head version
 // of each reviewed file (at most maxContextFiles, read in parallel under
 // the concurrency bound, through the run's file cache so the validator
-// never reads one again), and from the head tree the test files of each
-// changed source file (nil when there is no tree). A file that cannot be
-// read gets no context; context helps the review, its absence does not
-// leave code unreviewed. withHeads false reads no head file (the test-file
-// list only).
-func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, tree TreeReader, withHeads bool) (map[string]prompt.Head, map[string][]string) {
+// never reads one again). A file that cannot be read gets no context;
+// context helps the review, its absence does not leave code unreviewed.
+// withHeads false reads no head file. The head tree's test files come from
+// readTests, before selection.
+func readContext(ctx context.Context, o Options, files []*diff.File, cache *fileCache, withHeads bool) map[string]prompt.Head {
 	var paths []string
 	for _, f := range files {
 		if !withHeads {
@@ -62,17 +64,26 @@ func readContext(ctx context.Context, o Options, files []*diff.File, cache *file
 	}
 	_ = g.Wait()
 
+	return heads
+}
+
+// readTests lists the head tree once, for selection and for the testing
+// persona's prompt: the test files of each changed source file, and
+// whether the repository has tests at all. nil when there is no tree (a
+// local diff) or its listing failed or was truncated: selection then
+// judges by the diff alone, and the testing persona gets no list.
+func readTests(ctx context.Context, o Options, files []*diff.File, tree TreeReader) *persona.TestIndex {
 	if tree == nil {
-		return heads, nil
+		return nil
 	}
 	listing, truncated, err := tree(ctx)
 	if err != nil || truncated {
 		o.logf("scope: head tree not listed (error %v, truncated %t); the testing persona gets no test-file list", err, truncated)
-		return heads, nil
+		return nil
 	}
 	var changed []string
 	for _, f := range files {
 		changed = append(changed, f.Path())
 	}
-	return heads, prompt.TestFiles(changed, listing)
+	return &persona.TestIndex{Of: prompt.TestFiles(changed, listing), Any: slices.ContainsFunc(listing, scope.IsTest)}
 }

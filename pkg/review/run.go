@@ -63,7 +63,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	if len(o.repo.Personas) > 0 {
 		all = append(slices.Clip(all), o.repo.Personas...)
 	}
-	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments}, o.Personas)
+	// The head tree's tests: a selection signal, and the testing
+	// persona's context.
+	tests := readTests(ctx, o, sc.Files, in.tree)
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments, Tests: tests}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -81,7 +84,10 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	// (the validator reuses the cache), and the head tree's test files.
 	// An incremental re-review sends the personas the new commits and
 	// nothing else (its cost grows with the delta): no head context.
-	pc.Heads, pc.Tests = readContext(ctx, o, sc.Files, heads, in.tree, in.carry == nil)
+	pc.Heads = readContext(ctx, o, sc.Files, heads, in.carry == nil)
+	if tests != nil {
+		pc.Tests = tests.Of
+	}
 	pc.Excerpts = prompt.NewExcerptCache()
 	pc.Fence = o.Fence
 
