@@ -56,7 +56,7 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "validator": 5}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "yield": 5, "validator": 6}
 	for i, l := range lines {
 		k, ok := order[l.Kind]
 		if !ok {

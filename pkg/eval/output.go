@@ -153,6 +153,16 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 		}); err != nil {
 			return err
 		}
+		for _, y := range ps.Yield {
+			if err := encode(struct {
+				Kind    string `json:"kind"`
+				Run     int    `json:"run,omitempty"`
+				Answers string `json:"answers"`
+				Yield
+			}{"yield", run, answers, y}); err != nil {
+				return err
+			}
+		}
 	}
 	if v := r.Validator; v != nil {
 		if err := encode(validatorLine{
@@ -272,6 +282,7 @@ func WriteTable(w io.Writer, r Report) error {
 }
 
 func writePipeline(bw *bufio.Writer, r Report, cw int) {
+	defer writeYield(bw, r)
 	ps := r.Pipeline
 	fmt.Fprintln(bw)
 	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator, fail-on %s (answers: %s)\n", FailOn, r.SourceLabel())

@@ -46,7 +46,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		for _, i := range order[budget:] {
 			f := gated[i]
 			unchecked = append(unchecked, f)
-			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
+			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget), Reviewers: f.Reviewers})
 		}
 		order = order[:budget]
 		slices.Sort(order)
@@ -83,7 +83,7 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 			unconfirmed++
 			unchecked = append(unchecked, f)
 		}
-		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
+		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason, Reviewers: f.Reviewers})
 	}
 	if unconfirmed > 0 {
 		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))
