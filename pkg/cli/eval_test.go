@@ -123,6 +123,27 @@ func suitePairs(t *testing.T, suites []string, offline bool, only ...string) []s
 	return out
 }
 
+// livePairs is every (persona, case) pair a live run asks on suite: the
+// labelled personas and those selection picks (eval.LivePersonas).
+func livePairs(t *testing.T, suite string) []string {
+	t.Helper()
+	cases, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cases {
+		ps, err := eval.LivePersonas(c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			out = append(out, p+"/"+c.ID())
+		}
+	}
+	return out
+}
+
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
@@ -286,9 +307,13 @@ var evalRepo = regexp.MustCompile(`(?m)^Repository: eval/(\S+)$`)
 // truthAnswers answers every persona request with that persona's ground
 // truth for the case its prompt names, at anchor 75: a perfect reviewer.
 func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
-	cases, err := eval.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
+	var cases []eval.Case
+	for _, s := range eval.Suites() {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, cs...)
 	}
 	byName := map[string]eval.Case{}
 	for _, c := range cases {
@@ -369,7 +394,7 @@ func TestEvalLiveRecord(t *testing.T) {
 		}
 		asked[r.Persona+"/scripted/"+c[1]]++
 	}
-	want := suitePairs(t, []string{eval.SuiteScripted}, false)
+	want := livePairs(t, eval.SuiteScripted)
 	for _, p := range want {
 		if asked[p] != 1 {
 			t.Errorf("pair %s asked %d times; want once", p, asked[p])
@@ -442,6 +467,16 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Replayed, each case's recorded personas are those of the new
+	// recording, not of the shipped one.
+	for i, c := range cases {
+		cases[i].Recorded = nil
+		for p := range asked {
+			if name, id, _ := strings.Cut(p, "/"); id == c.ID() {
+				cases[i].Recorded = append(cases[i].Recorded, name)
+			}
+		}
+	}
 	rep, err := eval.Run(context.Background(), cases, eval.Options{Answerer: eval.Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
@@ -470,8 +505,10 @@ func TestEvalLiveFailure(t *testing.T) {
 	m := llmtest.New()
 	defer m.Close()
 	m.SetDefault(truthAnswers(t))
-	for range wantPairs(t, "security") {
-		m.Script("security", llmtest.BadRequest("model not found"))
+	for _, p := range livePairs(t, eval.SuiteScripted) {
+		if strings.HasPrefix(p, "security/") {
+			m.Script("security", llmtest.BadRequest("model not found"))
+		}
 	}
 	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
 	if err != nil {
@@ -755,5 +792,65 @@ func TestLiveAnswererShowsHeadContext(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), marker) {
 		t.Errorf("the persona's prompt shows no head context of %s", f.Path())
+	}
+}
+
+// TestEvalLiveRecordReal: `eval --live --suite real --record DIR`, the run
+// that refreshes the real model's recordings, end to end against the fake
+// model server: each case asks its labelled personas and those selection
+// picks, once each (a persona with only an old recording behind it, such
+// as testing on a small fix, is not asked); the validator is asked; every
+// case's recording names the model and the day; the output carries the
+// per-persona yield.
+func TestEvalLiveRecordReal(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.SetDefault(truthAnswers(t))
+	dir := t.TempDir()
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "real", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+		"--record", dir, "--jsonl", "-")
+	if err != nil {
+		t.Fatalf("eval --live --suite real: %v\n%s", err, stderr)
+	}
+	checkNoViolations(t, m)
+	asked := map[string]int{}
+	validations := 0
+	for _, r := range m.Requests() {
+		if r.Persona == llm.Validator {
+			validations++
+			continue
+		}
+		c := evalRepo.FindStringSubmatch(messagesOf(r))
+		if c == nil {
+			t.Fatalf("request for %s names no case", r.Persona)
+		}
+		asked[r.Persona+"/real/"+c[1]]++
+	}
+	want := livePairs(t, eval.SuiteReal)
+	for _, p := range want {
+		if asked[p] != 1 {
+			t.Errorf("pair %s asked %d times; want once", p, asked[p])
+		}
+	}
+	if len(asked) != len(want) {
+		t.Errorf("asked %d (persona, case) pairs; want %d: a persona neither labelled nor selected was asked", len(asked), len(want))
+	}
+	if asked["testing/real/js-qs-proto-key"] != 0 {
+		t.Error("testing asked on js-qs-proto-key, a small fix where it is neither labelled nor selected")
+	}
+	if validations == 0 {
+		t.Error("the pipeline never asked the validator")
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "real", "js-qs-proto-key", "recorded", "source.json"))
+	if err != nil || !regexp.MustCompile(`"source": "recorded",\s*"model": "eval-model",\s*"date": "\d{4}-\d{2}-\d{2}"`).Match(src) {
+		t.Errorf("source.json %s (%v); want recorded, eval-model, a date", src, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "real", "js-qs-proto-key", "recorded", "testing.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a recording of testing on js-qs-proto-key: %v; want none", err)
+	}
+	if !strings.Contains(stdout, "per-persona yield in the whole pipeline (answers: live from eval-model on ") ||
+		!strings.Contains(stdout, `{"kind":"yield"`) {
+		t.Errorf("output lacks the per-persona yield table or its JSONL lines")
 	}
 }

@@ -305,8 +305,8 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 			c.Verdict, c.Conclusion, team)
 	}
 	fmt.Fprintf(bw, "cases %d (%d with bugs, %d clean), %d failed, %d incomplete (check failure without a complete review)\n", ps.Cases, ps.BugCases, ps.CleanCases, ps.Failed, ps.Incomplete)
-	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s\n",
-		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement())
+	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s   duplicates per PR %s (%d on %d)\n",
+		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement(), ps.DuplicatesPerPR(), ps.Duplicates, ps.Cases)
 	fmt.Fprintf(bw, "findings per clean PR %s (%d on %d)   clean PRs whose check fails %s (%d/%d)   buggy PRs whose check fails %s (%d/%d)\n",
 		ps.FindingsPerCleanPR(), ps.CleanFindings, ps.CleanCases, ps.CleanFailShare(), ps.CleanFailing, ps.CleanCases,
 		ps.BugFailShare(), ps.BugFailing, ps.BugCases)

@@ -69,6 +69,10 @@ type PipelineSummary struct {
 	Yield []Yield
 }
 
+// DuplicatesPerPR is the posted duplicates (a labelled issue posted more
+// than once) over the cases.
+func (s PipelineSummary) DuplicatesPerPR() Ratio { return Ratio{s.Duplicates, s.Cases} }
+
 // FindingsPerCleanPR is CleanFindings/CleanCases.
 func (s PipelineSummary) FindingsPerCleanPR() Ratio { return Ratio{s.CleanFindings, s.CleanCases} }
 
