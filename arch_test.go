@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -37,5 +38,43 @@ func TestLeafPackagesImportNothingOfTheModule(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReviewFunctionsTakeAtMostSixParameters holds the orchestrator's
+// shape: a review run is one type carrying its state (reviewRun), so a
+// stage takes only what is its own. A function that needs more than six
+// parameters is a stage that should be a method of the run.
+func TestReviewFunctionsTakeAtMostSixParameters(t *testing.T) {
+	const limit = 6
+	files, err := filepath.Glob(filepath.Join("pkg/review", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("pkg/review: no Go files (%v)", err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			var typ *ast.FuncType
+			name := "a function literal"
+			switch fn := n.(type) {
+			case *ast.FuncDecl:
+				typ, name = fn.Type, fn.Name.Name
+			case *ast.FuncLit:
+				typ = fn.Type
+			default:
+				return true
+			}
+			if got := typ.Params.NumFields(); got > limit {
+				t.Errorf("%s: %s takes %d parameters; at most %d (make it a method of reviewRun)", fset.Position(n.Pos()), name, got, limit)
+			}
+			return true
+		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
-	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/synth"
 	"golang.org/x/sync/errgroup"
@@ -20,7 +19,8 @@ import (
 // o.WarmCache the first persona's call of each part goes first and the
 // rest follow once it has answered, so a provider's prompt cache holds the
 // shared prefix when they arrive (at the cost of one more latency).
-func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selected, parts []prompt.Part, pc prompt.Context, calls *callBudget) ([]synth.PersonaResult, []PersonaRun) {
+func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []PersonaRun) {
+	o, team, parts, pc, calls := rn.o, rn.team, rn.parts, rn.pc, rn.calls
 	type slot struct {
 		answer finding.Answer
 		resp   llm.Response
@@ -42,7 +42,7 @@ func (r *Reviewer) dispatch(ctx context.Context, o Options, team []persona.Selec
 			s.err = calls.refused()
 			return
 		}
-		resp, err := r.Model.Complete(ctx, req)
+		resp, err := rn.r.Model.Complete(ctx, req)
 		if llm.Fatal(err) {
 			calls.halt(err)
 		} else if err != nil && calls.halted() != nil {

@@ -120,10 +120,11 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		// The new commits changed none of the PR's files (a merge of the
 		// base branch): nothing for the personas; carry what was found.
 		o.logf("rereview: the new commits change none of the pull request's files")
-		calls := &callBudget{limit: o.MaxLLMCalls}
+		rn := newRun(r, o, &res, runInput{prompt: prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, head: heads, carry: plan})
+		rn.calls = &callBudget{limit: o.MaxLLMCalls}
 		res.Coverage.ValidatorRan = o.Validate
 		res.IncompleteConclusion = o.Incomplete // after the repository configuration
-		res.Findings = r.carry(ctx, o, &res, nil, plan, prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, newFileCache(heads).get, calls)
+		res.Findings = rn.carry(ctx, nil)
 		synth.Number(res.Findings)
 		res.Verdict = DecideVerdict(res)
 		res.Files = prDiff.Files

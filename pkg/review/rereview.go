@@ -272,13 +272,14 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 // new head. One it could not judge stays (it was confirmed before) and
 // makes the review incomplete. A carried finding the new review reported
 // again (sameProblem) gives way to the new report.
-func (r *Reviewer) carry(ctx context.Context, o Options, res *Result, fresh []finding.Finding, p *carryPlan, pc prompt.Context, head HeadReader, calls *callBudget) []finding.Finding {
+func (rn *reviewRun) carry(ctx context.Context, fresh []finding.Finding) []finding.Finding {
+	o, res, p := rn.o, rn.res, rn.in.carry
 	rr := res.Rereview
 	kept := slices.Clone(p.keep)
 	if len(p.recheck) > 0 {
 		if o.Validate {
-			o.MaxValidations = max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
-			ok, unchecked := r.validate(ctx, o, res, p.recheck, []prompt.Part{{Files: p.prFiles}}, pc, head, calls)
+			limit := max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
+			ok, unchecked := rn.validate(ctx, &validation{gated: p.recheck, parts: []prompt.Part{{Files: p.prFiles}}, pc: rn.pc, limit: limit})
 			rr.Confirmed = len(ok)
 			o.logf("rereview: %d of %d carried findings whose lines changed confirmed again, %d could not be checked", len(ok), len(p.recheck), len(unchecked))
 			kept = append(kept, ok...)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -37,36 +39,115 @@ type runInput struct {
 	carry *carryPlan
 }
 
+// reviewRun is one review's state once the diff is in hand: what the
+// stages read and fill in, so each stage is a method that takes only what
+// is its own. It lives for one call of run (or of an incremental review
+// with nothing new to dispatch).
+type reviewRun struct {
+	r   *Reviewer
+	o   Options
+	res *Result
+	in  runInput
+	// heads is the run's one head-file cache: new and carried findings in
+	// the same file cost one read, and context, synthesis and the
+	// validator share it.
+	heads *fileCache
+	// pc is the PR context every persona and the validator see; the
+	// context stage adds the head files and test-file lists.
+	pc prompt.Context
+	// sc is Stage 2's choice of files; team is Stage 3's personas.
+	sc   scope.Scope
+	team []persona.Selected
+	// tests is what the head tree says of the repository's tests: a
+	// selection signal and the testing persona's context (nil without a
+	// tree).
+	tests *persona.TestIndex
+	// parts are the parts of the diff the personas review (each fits one
+	// request); a finding's validator sees the diff of its part.
+	parts []prompt.Part
+	// notReviewed gathers what was meant to be reviewed and was not; it
+	// goes into Coverage once the call budget is planned.
+	notReviewed []Excluded
+	// calls is max-llm-calls and the run's stop switch.
+	calls *callBudget
+	// usageMu guards res.Coverage.Usage while validator calls run.
+	usageMu sync.Mutex
+}
+
+// newRun is the state a run starts with: the input's prompt context and
+// the lists of what was lost before scope, and a head-file cache over
+// in.head.
+func newRun(r *Reviewer, o Options, res *Result, in runInput) *reviewRun {
+	return &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
+}
+
+// head reads a file's head version through the run's cache.
+func (rn *reviewRun) head(ctx context.Context, path string) (string, bool, error) {
+	return rn.heads.get(ctx, path)
+}
+
 // run is everything after the diff is in hand: scope, select, dispatch,
 // synthesize, validate, verdict.
 func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput) error {
-	pc, notReviewed := in.prompt, in.notReviewed
-	// One head-file cache for the whole run: new and carried findings in
-	// the same file cost one read.
-	heads := newFileCache(in.head)
-	head := heads.get
+	rn := newRun(r, o, res, in)
 	res.IncompleteConclusion = o.Incomplete // after the repository configuration
-	sc, err := applyScope(in, o.Exclude)
-	if err != nil {
+	if err := rn.scope(); err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
-	notReviewed = append(notReviewed, sc.Excluded...)
+	rn.readTests(ctx)
+	if err := rn.selectTeam(); err != nil {
+		return err
+	}
+	rn.readContext(ctx)
+	rn.fit()
+	rn.planCalls()
+
+	// A fatal model error (llm.Fatal) halts the budget, which cancels this
+	// context: no call is made after it.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	rn.calls = &callBudget{limit: o.MaxLLMCalls, stop: stop}
+	results, err := rn.dispatched(ctx)
+	if err != nil {
+		return err
+	}
+	posted := rn.synthesize(ctx, results)
+	if o.Validate {
+		posted = rn.validateNew(ctx, posted)
+	}
+	if in.carry != nil {
+		posted = rn.carry(ctx, posted)
+	}
+	return rn.finish(posted)
+}
+
+// scope is Stage 2's choice of files.
+func (rn *reviewRun) scope() error {
+	o, res := rn.o, rn.res
+	sc, err := applyScope(rn.in, o.Exclude)
+	if err != nil {
+		return err
+	}
+	rn.sc = sc
+	rn.notReviewed = append(rn.notReviewed, sc.Excluded...)
 	res.Files = sc.Files
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
+	return nil
+}
 
-	// Stage 3: select.
+// selectTeam is Stage 3: the built-in and the repository's personas the
+// diff selects, restricted by the personas option.
+func (rn *reviewRun) selectTeam() error {
+	o, res, sc, pc := rn.o, rn.res, rn.sc, rn.pc
 	var stdPaths []string
 	for _, s := range pc.Standards {
 		stdPaths = append(stdPaths, s.Path)
 	}
-	all := r.Personas
+	all := rn.r.Personas
 	if len(o.repo.Personas) > 0 {
 		all = append(slices.Clip(all), o.repo.Personas...)
 	}
-	// The head tree's tests: a selection signal, and the testing
-	// persona's context.
-	tests := readTests(ctx, o, sc.Files, in.tree)
-	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: in.humanComments, Tests: tests}, o.Personas)
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: rn.in.humanComments, Tests: rn.tests}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
@@ -79,24 +160,18 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
 		res.incomplete("no persona of the team (input personas) applies to this diff: nothing was reviewed")
 	}
+	rn.team = team
+	return nil
+}
 
-	// Context: the head version of each changed file, read once per run
-	// (the validator reuses the cache), and the head tree's test files.
-	// An incremental re-review sends the personas the new commits and
-	// nothing else (its cost grows with the delta): no head context.
-	pc.Heads = readContext(ctx, o, sc.Files, heads, in.carry == nil)
-	if tests != nil {
-		pc.Tests = tests.Of
-	}
-	pc.Excerpts = prompt.NewExcerptCache()
-	pc.Fence = o.Fence
-
-	// Budget: every persona request, fixed parts, context and diff
-	// together, fits max-input-tokens; the diff is split into parts of
-	// whole files (or whole hunks), and the planned persona calls leave room
-	// for the validator under the call cap.
+// fit splits the diff into parts so that every persona request, fixed
+// parts, context and diff together, fits max-input-tokens; the parts hold
+// whole files (or whole hunks). A file too large for any request is not
+// reviewed, and the review is incomplete.
+func (rn *reviewRun) fit() {
+	o, res, sc, pc := rn.o, rn.res, rn.sc, rn.pc
 	var members []persona.Persona
-	for _, p := range team {
+	for _, p := range rn.team {
 		members = append(members, p.Persona)
 	}
 	// When the validator runs, persona requests keep room for its own
@@ -117,12 +192,19 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	if fixed >= o.MaxInputTokens && len(sc.Files) > 0 {
 		o.logf("dispatch: max-input-tokens %d cannot hold even one file: the fixed parts of a request take %d tokens", o.MaxInputTokens, fixed)
 	}
-	notReviewed = append(notReviewed, left...)
+	rn.notReviewed = append(rn.notReviewed, left...)
 	// Files too large for a call, or over the call budget, were meant to be
 	// reviewed: the review is incomplete (deliberate exclusions are not).
 	if len(left) > 0 {
 		res.incomplete("%s not reviewed: too large for one model call (max-input-tokens %d)", plural(len(left), "file", "files"), o.MaxInputTokens)
 	}
+	rn.parts = parts
+}
+
+// planCalls keeps the planned persona calls under the call cap, with room
+// left for the validator, and records in Coverage everything not reviewed.
+func (rn *reviewRun) planCalls() {
+	o, res, team, parts := rn.o, rn.res, rn.team, rn.parts
 	personaCalls := o.MaxLLMCalls
 	if o.Validate {
 		personaCalls -= min(o.MaxValidations, o.MaxLLMCalls/2)
@@ -135,7 +217,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 			// goes to as many personas as the cap allows (always-on first).
 			for _, p := range team[max(personaCalls, 0):] {
 				o.logf("dispatch: %s not run: %s", p.Name, overBudget)
-				notReviewed = append(notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
+				rn.notReviewed = append(rn.notReviewed, Excluded{Path: "(persona " + p.Name + ")", Reason: overBudget})
 				res.incomplete("persona %s not run: %s", p.Name, overBudget)
 			}
 			team, keep = team[:max(personaCalls, 0)], 1
@@ -143,7 +225,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		skipped := 0
 		for _, part := range parts[keep:] {
 			for _, f := range part.Files {
-				notReviewed = append(notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
+				rn.notReviewed = append(rn.notReviewed, Excluded{Path: f.Path(), Reason: overBudget})
 			}
 			skipped += len(part.Files)
 		}
@@ -153,16 +235,18 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 		parts = parts[:keep]
 		o.logf("dispatch: the budget allows %d of the diff's parts", keep)
 	}
-	res.Coverage.NotReviewed = dedupeExcluded(notReviewed)
+	rn.team, rn.parts = team, parts
+	res.Coverage.NotReviewed = dedupeExcluded(rn.notReviewed)
+}
 
-	// Stage 4: dispatch. A fatal model error (llm.Fatal) halts the budget,
-	// which cancels this context: no call is made after it.
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	calls := &callBudget{limit: o.MaxLLMCalls, stop: stop}
-	results, runs := r.dispatch(ctx, o, team, parts, pc, calls)
-	if err := calls.halted(); err != nil {
-		return r.refused(o, res, runs, err)
+// dispatched is Stage 4: the persona calls, and what their runs say about
+// the review. It returns the answers, or the error that ends the run: the
+// endpoint refused it, every persona failed, or ctx ended.
+func (rn *reviewRun) dispatched(ctx context.Context) ([]synth.PersonaResult, error) {
+	res, team := rn.res, rn.team
+	results, runs := rn.dispatch(ctx)
+	if err := rn.calls.halted(); err != nil {
+		return nil, rn.refused(runs, err)
 	}
 	res.Coverage.Personas = runs
 	failed := 0
@@ -179,17 +263,21 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	if len(team) > 0 && failed == len(team) {
 		res.AllFailed, res.Partial, res.Verdict = true, true, Degraded
 		res.Failure = "every persona failed; the first error: " + runs[0].Failed
-		return fmt.Errorf("dispatch: %w", ErrAllPersonasFailed)
+		return nil, fmt.Errorf("dispatch: %w", ErrAllPersonasFailed)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
+	return results, nil
+}
 
-	// Stage 5: synthesize. Step 1 anchors findings to their quoted code in
-	// the head files they name, read once through the run's cache (the
-	// validator reuses the reads).
+// synthesize is Stage 5. Step 1 anchors findings to their quoted code in
+// the head files they name, read once through the run's cache (the
+// validator reuses the reads). It returns the findings that pass the gate.
+func (rn *reviewRun) synthesize(ctx context.Context, results []synth.PersonaResult) []finding.Finding {
+	o, res, sc, pc := rn.o, rn.res, rn.sc, rn.pc
 	out := synth.Synthesize(synth.Input{Results: results, Files: sc.Files, Mode: o.Mode, SuppressionForbidden: forbidsSuppression(pc.Standards),
-		Heads: readHeads(ctx, head, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
+		Heads: readHeads(ctx, rn.head, synth.NamedFiles(results, sc.Files), o.MaxConcurrency)})
 	res.Coverage.DroppedByAnchor = out.DroppedByAnchor
 	res.Coverage.DroppedByReason = out.DroppedByReason
 	// Demotions count in both modes: dropped in comment mode, moved to
@@ -204,31 +292,31 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	res.ResidualRisks, res.Coverage.ResidualRisksDropped = collectNotes(risks...)
 	o.logf("synthesize: %d findings at anchor 75 or higher, %d P0 below the bar", len(out.Gated), len(out.BelowBar))
 	o.logf("synthesize: %d findings moved to the line their evidence quotes, %d dropped as unanchored", out.Snapped, out.DroppedByReason[synth.ReasonUnanchored])
+	return out.Gated
+}
 
-	// Stage 5b: validate.
-	posted := out.Gated
-	if o.Validate {
-		// The validator judges each finding against its file's whole
-		// change: the scoped diff's files (a file split into groups of
-		// hunks across parts is whole here), or in an incremental review
-		// the PR's change of the files the new commits touched.
-		vc := pc
-		vc.WholeFiles = sc.Files
-		if in.carry != nil {
-			vc.WholeFiles = in.carry.deltaPR
-		}
-		posted, _ = r.validate(ctx, o, res, out.Gated, parts, vc, head, calls)
+// validateNew is Stage 5b for this run's findings. The validator judges
+// each finding against its file's whole change: the scoped diff's files (a
+// file split into groups of hunks across parts is whole here), or in an
+// incremental review the PR's change of the files the new commits touched.
+func (rn *reviewRun) validateNew(ctx context.Context, gated []finding.Finding) []finding.Finding {
+	vc := rn.pc
+	vc.WholeFiles = rn.sc.Files
+	if rn.in.carry != nil {
+		vc.WholeFiles = rn.in.carry.deltaPR
 	}
-	if in.carry != nil {
-		c := pc
-		c.Fence = o.Fence
-		posted = r.carry(ctx, o, res, posted, in.carry, c, head, calls)
-	}
-	if err := calls.halted(); err != nil {
-		// The validator's model refused the run (SPEC 7.1): it stops
-		// here, as a refusal of the personas' model does, and posts no
-		// finding of a validation it did not finish.
-		return r.refused(o, res, res.Coverage.Personas, err)
+	kept, _ := rn.validate(ctx, &validation{gated: gated, parts: rn.parts, pc: vc, limit: rn.o.MaxValidations})
+	return kept
+}
+
+// finish numbers the findings to post and decides the verdict, unless the
+// validator's model refused the run (SPEC 7.1): it stops here, as a
+// refusal of the personas' model does, and posts no finding of a
+// validation it did not finish.
+func (rn *reviewRun) finish(posted []finding.Finding) error {
+	res := rn.res
+	if err := rn.calls.halted(); err != nil {
+		return rn.refused(res.Coverage.Personas, err)
 	}
 	synth.Number(posted)
 	res.Findings = posted
@@ -327,7 +415,8 @@ func plural(n int, one, many string) string {
 
 // refused ends a run the model endpoint refused as a whole: one message,
 // every persona recorded as not run, nothing posted as a review.
-func (r *Reviewer) refused(o Options, res *Result, runs []PersonaRun, err error) error {
+func (rn *reviewRun) refused(runs []PersonaRun, err error) error {
+	o, res := rn.o, rn.res
 	res.Coverage.Personas = runs
 	res.AllFailed, res.Verdict = true, Degraded
 	res.Failure = "the model endpoint refused the run: " + err.Error()

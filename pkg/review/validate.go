@@ -16,20 +16,35 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// validation is one pass of the validator: the findings to judge and what
+// they are judged against.
+type validation struct {
+	gated []finding.Finding
+	// parts are the parts of the diff the personas reviewed: a finding's
+	// validator sees the diff of its part.
+	parts []prompt.Part
+	pc    prompt.Context
+	// limit is how many findings it may send (what max-validations leaves).
+	limit int
+	// order lists the indexes of gated it judges; verdicts[i] is gated[i]'s
+	// outcome (nil: none).
+	order    []int
+	verdicts []*verdict
+}
+
 // validate is Stage 5b: one independent call per finding (or, with
 // validator-batching per-file, one per file judging each of its findings
 // on its own), most severe first within the budget, each finding's head
-// file read once per run (head must be the run's cached reader, which the
-// context stage filled: validate adds no cache of its own). parts are the parts of the diff the personas
-// reviewed: a finding's validator sees the diff of its part. See
-// prompt.ForValidator for what a request holds. It returns the confirmed
+// file read once per run through the run's cache, which the context stage
+// filled. See prompt.ForValidator for what a request holds. It returns the confirmed
 // findings, and apart the findings that got no verdict (over the budget,
 // or the validator failed): every finding that is in neither was refuted.
 // Both kinds of drop are recorded in Coverage, and a finding without a
 // verdict makes the review incomplete.
-func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated []finding.Finding, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget) (kept, unchecked []finding.Finding) {
+func (rn *reviewRun) validate(ctx context.Context, pass *validation) (kept, unchecked []finding.Finding) {
+	o, res, gated := rn.o, rn.res, pass.gated
 	res.Coverage.ValidatorRan = true
-	budget := min(o.MaxValidations, max(calls.remaining(), 0))
+	budget := min(pass.limit, max(rn.calls.remaining(), 0))
 	order := make([]int, len(gated))
 	for i := range order {
 		order[i] = i
@@ -52,12 +67,13 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 		slices.Sort(order)
 	}
 
-	verdicts := make([]*verdict, len(gated))
+	pass.order, pass.verdicts = order, make([]*verdict, len(gated))
 	if o.ValidatorBatching == ValidatePerFile {
-		r.validatePerFile(ctx, o, res, gated, order, parts, pc, head, calls, verdicts)
+		rn.validatePerFile(ctx, pass)
 	} else {
-		r.validatePerFinding(ctx, o, res, gated, order, parts, pc, head, calls, verdicts)
+		rn.validatePerFinding(ctx, pass)
 	}
+	verdicts := pass.verdicts
 
 	unconfirmed := 0
 	for _, i := range order {
@@ -94,12 +110,12 @@ func (r *Reviewer) validate(ctx context.Context, o Options, res *Result, gated [
 }
 
 // validatePerFinding makes one validator call per finding of order.
-func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget, verdicts []*verdict) {
-	var usageMu sync.Mutex
+func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
+	o, gated, order, verdicts := rn.o, v.gated, v.order, v.verdicts
 	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
 		i := order[k]
 		f := gated[i]
-		content, found, err := head(ctx, f.File)
+		content, found, err := rn.head(ctx, f.File)
 		if err != nil {
 			verdicts[i] = failedVerdict("validator failed (head file unavailable)")
 			return
@@ -108,7 +124,7 @@ func (r *Reviewer) validatePerFinding(ctx context.Context, o Options, res *Resul
 			verdicts[i] = v
 			return
 		}
-		verdicts[i] = r.validateOne(ctx, o, res, &usageMu, f, partFor(o, pc, parts, f), content, calls)
+		verdicts[i] = rn.validateOne(ctx, f, partFor(o, v.pc, v.parts, f), content)
 	})
 }
 
@@ -133,12 +149,13 @@ func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Co
 }
 
 // validateOne asks the validator about one finding.
-func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usageMu *sync.Mutex, f finding.Finding, c prompt.Context, content string, calls *callBudget) *verdict {
+func (rn *reviewRun) validateOne(ctx context.Context, f finding.Finding, c prompt.Context, content string) *verdict {
+	o := rn.o
 	req, err := prompt.ValidatorRequest([]finding.Finding{f}, c, content, o.ValidatorModel, o.MaxInputTokens, false)
 	if err != nil {
 		return failedVerdict(fmt.Sprintf("validator failed (too large for max-input-tokens %d)", o.MaxInputTokens))
 	}
-	resp, err := r.ask(ctx, res, usageMu, req, calls)
+	resp, err := rn.ask(ctx, req)
 	if err != nil {
 		return failedVerdict(err.Error())
 	}
@@ -152,18 +169,19 @@ func (r *Reviewer) validateOne(ctx context.Context, o Options, res *Result, usag
 // ask sends one validator request under the call cap and counts its
 // usage; a fatal model error halts the run. The error's text is the
 // reason to record.
-func (r *Reviewer) ask(ctx context.Context, res *Result, usageMu *sync.Mutex, req llm.Request, calls *callBudget) (llm.Response, error) {
+func (rn *reviewRun) ask(ctx context.Context, req llm.Request) (llm.Response, error) {
+	calls := rn.calls
 	if !calls.take() {
 		return llm.Response{}, errors.New("validator " + calls.refused().Error())
 	}
 	req.AllowRepair = calls.take
-	resp, err := r.Model.Complete(ctx, req)
+	resp, err := rn.r.Model.Complete(ctx, req)
 	if llm.Fatal(err) {
 		calls.halt(err)
 	}
-	usageMu.Lock()
-	res.Coverage.Usage.add(resp)
-	usageMu.Unlock()
+	rn.usageMu.Lock()
+	rn.res.Coverage.Usage.add(resp)
+	rn.usageMu.Unlock()
 	if err != nil {
 		return resp, errors.New(validatorFailure(err))
 	}

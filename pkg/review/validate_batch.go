@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
@@ -28,7 +27,8 @@ type fileVerdict struct {
 // The file is read once and sent once, whole with its own diff in place
 // (when its head version was read): fewer calls and tokens than one call
 // per finding.
-func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, gated []finding.Finding, order []int, parts []prompt.Part, pc prompt.Context, head HeadReader, calls *callBudget, verdicts []*verdict) {
+func (rn *reviewRun) validatePerFile(ctx context.Context, v *validation) {
+	o, gated, order, parts, pc, verdicts := rn.o, v.gated, v.order, v.parts, v.pc, v.verdicts
 	// Group by file, keeping the order of the first finding of each.
 	var files []string
 	byFile := map[string][]int{}
@@ -44,10 +44,9 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 			verdicts[i] = failedVerdict(reason)
 		}
 	}
-	var usageMu sync.Mutex
 	phased(ctx, o.MaxConcurrency, len(files), o.WarmCache, func(gctx context.Context, k int) {
 		file := files[k]
-		content, found, err := head(gctx, file)
+		content, found, err := rn.head(gctx, file)
 		if err != nil {
 			fail(byFile[file], "validator failed (head file unavailable)")
 			return
@@ -80,11 +79,11 @@ func (r *Reviewer) validatePerFile(ctx context.Context, o Options, res *Result, 
 			// Too many findings for one request: one call each.
 			o.logf("validate: the %d findings of %s do not fit one request; validating them one by one", len(fs), file)
 			for k, i := range idx {
-				verdicts[i] = r.validateOne(gctx, o, res, &usageMu, fs[k], partFor(o, pc, parts, fs[k]), content, calls)
+				verdicts[i] = rn.validateOne(gctx, fs[k], partFor(o, pc, parts, fs[k]), content)
 			}
 			return
 		}
-		resp, err := r.ask(gctx, res, &usageMu, req, calls)
+		resp, err := rn.ask(gctx, req)
 		if err != nil {
 			fail(idx, err.Error())
 			return
