@@ -36,3 +36,21 @@ func TestCommentTestGapLine(t *testing.T) {
 		t.Errorf("a finding without a folded gap shows a test-gap line")
 	}
 }
+
+// TestCheckAnnotationTestGap: the finding's one annotation carries the
+// folded test gap; no second annotation is made for it.
+func TestCheckAnnotationTestGap(t *testing.T) {
+	r := fullResult()
+	r.Findings[1].TestGap = &finding.TestGap{Title: "Cache eviction has no test", Reviewers: []string{"testing"}}
+	c := Check(r, opts())
+	if len(c.Annotations) != len(r.Findings) {
+		t.Fatalf("got %d annotations; want %d", len(c.Annotations), len(r.Findings))
+	}
+	n := 0
+	for _, a := range c.Annotations {
+		n += strings.Count(a.Message, "No test covers this: Cache eviction has no test")
+	}
+	if n != 1 || !strings.Contains(c.Annotations[1].Message, "No test covers this") {
+		t.Errorf("the test-gap line appears %d times; want once, on finding 2", n)
+	}
+}
