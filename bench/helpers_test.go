@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
-	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
@@ -19,7 +18,7 @@ import (
 // model latency, so CI catches a broken benchmark without running -bench.
 func TestBenchHelpers(t *testing.T) {
 	t.Parallel()
-	team, err := persona.Load()
+	team, err := fullTeam()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func shapeRun(tb testing.TB, team []persona.Persona, files, lines int) promptSha
 // tokens per call of that prefix and of the whole prompt, by
 // prompt.EstimateTokens), and calls.
 func BenchmarkPromptShape(b *testing.B) {
-	team, err := persona.Load()
+	team, err := fullTeam()
 	if err != nil {
 		b.Fatal(err)
 	}

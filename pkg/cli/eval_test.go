@@ -56,7 +56,7 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "validator": 5}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "yield": 5, "validator": 6}
 	for i, l := range lines {
 		k, ok := order[l.Kind]
 		if !ok {
@@ -89,20 +89,56 @@ func pairsOf(lines []evalLine) []string {
 	return out
 }
 
-// wantPairs is every (persona, case) pair eval runs on the shipped cases,
-// restricted to only when it is not empty.
+// wantPairs is every (persona, case) pair eval runs offline on the shipped
+// cases of every suite (those with recorded answers), restricted to only
+// when it is not empty.
 func wantPairs(t *testing.T, only ...string) []string {
 	t.Helper()
-	cases, err := eval.LoadDefault()
+	return suitePairs(t, eval.Suites(), true, only...)
+}
+
+// suitePairs is every (persona, case) pair of the shipped cases of suites:
+// every case live, only those with recorded answers offline.
+func suitePairs(t *testing.T, suites []string, offline bool, only ...string) []string {
+	t.Helper()
+	var cases []eval.Case
+	for _, s := range suites {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, cs...)
+	}
+	var out []string
+	for _, c := range cases {
+		if offline && len(c.Recorded) == 0 {
+			continue // offline, a case without recorded answers is not scored
+		}
+		for _, p := range c.Personas() {
+			if len(only) == 0 || slices.Contains(only, p) {
+				out = append(out, p+"/"+c.ID())
+			}
+		}
+	}
+	return out
+}
+
+// livePairs is every (persona, case) pair a live run asks on suite: the
+// labelled personas and those selection picks (eval.LivePersonas).
+func livePairs(t *testing.T, suite string) []string {
+	t.Helper()
+	cases, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, suite)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, c := range cases {
-		for _, p := range c.Personas() {
-			if len(only) == 0 || slices.Contains(only, p) {
-				out = append(out, p+"/"+c.ID())
-			}
+		ps, err := eval.LivePersonas(c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			out = append(out, p+"/"+c.ID())
 		}
 	}
 	return out
@@ -272,9 +308,13 @@ var evalRepo = regexp.MustCompile(`(?m)^Repository: eval/(\S+)$`)
 // truthAnswers answers every persona request with that persona's ground
 // truth for the case its prompt names, at anchor 75: a perfect reviewer.
 func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
-	cases, err := eval.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
+	var cases []eval.Case
+	for _, s := range eval.Suites() {
+		cs, err := eval.LoadSuite(fixtures.FS, eval.DefaultRoot, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, cs...)
 	}
 	byName := map[string]eval.Case{}
 	for _, c := range cases {
@@ -355,7 +395,7 @@ func TestEvalLiveRecord(t *testing.T) {
 		}
 		asked[r.Persona+"/scripted/"+c[1]]++
 	}
-	want := wantPairs(t)
+	want := livePairs(t, eval.SuiteScripted)
 	for _, p := range want {
 		if asked[p] != 1 {
 			t.Errorf("pair %s asked %d times; want once", p, asked[p])
@@ -428,6 +468,16 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Replayed, each case's recorded personas are those of the new
+	// recording, not of the shipped one.
+	for i, c := range cases {
+		cases[i].Recorded = nil
+		for p := range asked {
+			if name, id, _ := strings.Cut(p, "/"); id == c.ID() {
+				cases[i].Recorded = append(cases[i].Recorded, name)
+			}
+		}
+	}
 	rep, err := eval.Run(context.Background(), cases, eval.Options{Answerer: eval.Recorded{FS: os.DirFS(dir), Root: "."}, Concurrency: 4, NoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
@@ -456,8 +506,10 @@ func TestEvalLiveFailure(t *testing.T) {
 	m := llmtest.New()
 	defer m.Close()
 	m.SetDefault(truthAnswers(t))
-	for range wantPairs(t, "security") {
-		m.Script("security", llmtest.BadRequest("model not found"))
+	for _, p := range livePairs(t, eval.SuiteScripted) {
+		if strings.HasPrefix(p, "security/") {
+			m.Script("security", llmtest.BadRequest("model not found"))
+		}
 	}
 	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--personas", "security,performance", "--base-url", m.URL, "--api-key", "k", "--jsonl", "-")
 	if err != nil {
@@ -646,9 +698,11 @@ func TestEvalSuites(t *testing.T) {
 	if !strings.Contains(all, "scripted/") || strings.Contains(real, "scripted/") {
 		t.Errorf("--suite real shows scripted cases, or the default shows none")
 	}
-	// The pool's hand-scripted validator answers still carry the notice.
-	if !strings.HasPrefix(real, "answers: no answers\n"+eval.ScriptedNotice+"\n"+eval.NoAnswersNotice+"\n") {
-		t.Errorf("a run with nothing scored must not read as a model's score:\n%s", real)
+	// The real suite's answers are a model's, recorded, and say whose and
+	// when; the pool's hand-scripted validator answers still carry the
+	// notice.
+	if !strings.HasPrefix(real, "answers: recorded from claude (answering through a file queue) on 2026-11-26 (15 cases)\n"+eval.ScriptedNotice+"\n") {
+		t.Errorf("the real suite does not say its answers are a model's, recorded, and whose:\n%s", real)
 	}
 }
 
@@ -739,5 +793,65 @@ func TestLiveAnswererShowsHeadContext(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), marker) {
 		t.Errorf("the persona's prompt shows no head context of %s", f.Path())
+	}
+}
+
+// TestEvalLiveRecordReal: `eval --live --suite real --record DIR`, the run
+// that refreshes the real model's recordings, end to end against the fake
+// model server: each case asks its labelled personas and those selection
+// picks, once each (a persona with only an old recording behind it, such
+// as testing on a small fix, is not asked); the validator is asked; every
+// case's recording names the model and the day; the output carries the
+// per-persona yield.
+func TestEvalLiveRecordReal(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.SetDefault(truthAnswers(t))
+	dir := t.TempDir()
+	stdout, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "real", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+		"--record", dir, "--jsonl", "-")
+	if err != nil {
+		t.Fatalf("eval --live --suite real: %v\n%s", err, stderr)
+	}
+	checkNoViolations(t, m)
+	asked := map[string]int{}
+	validations := 0
+	for _, r := range m.Requests() {
+		if r.Persona == llm.Validator {
+			validations++
+			continue
+		}
+		c := evalRepo.FindStringSubmatch(messagesOf(r))
+		if c == nil {
+			t.Fatalf("request for %s names no case", r.Persona)
+		}
+		asked[r.Persona+"/real/"+c[1]]++
+	}
+	want := livePairs(t, eval.SuiteReal)
+	for _, p := range want {
+		if asked[p] != 1 {
+			t.Errorf("pair %s asked %d times; want once", p, asked[p])
+		}
+	}
+	if len(asked) != len(want) {
+		t.Errorf("asked %d (persona, case) pairs; want %d: a persona neither labelled nor selected was asked", len(asked), len(want))
+	}
+	if asked["testing/real/js-qs-proto-key"] != 0 {
+		t.Error("testing asked on js-qs-proto-key, a small fix where it is neither labelled nor selected")
+	}
+	if validations == 0 {
+		t.Error("the pipeline never asked the validator")
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "real", "js-qs-proto-key", "recorded", "source.json"))
+	if err != nil || !regexp.MustCompile(`"source": "recorded",\s*"model": "eval-model",\s*"date": "\d{4}-\d{2}-\d{2}"`).Match(src) {
+		t.Errorf("source.json %s (%v); want recorded, eval-model, a date", src, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "real", "js-qs-proto-key", "recorded", "testing.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a recording of testing on js-qs-proto-key: %v; want none", err)
+	}
+	if !strings.Contains(stdout, "per-persona yield in the whole pipeline (answers: live from eval-model on ") ||
+		!strings.Contains(stdout, `{"kind":"yield"`) {
+		t.Errorf("output lacks the per-persona yield table or its JSONL lines")
 	}
 }

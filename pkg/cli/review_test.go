@@ -188,9 +188,14 @@ func TestReviewLocalDiff(t *testing.T) {
 					t.Errorf("validator request lacks the head file's line %q", headOnly)
 				}
 			}
-			for _, p := range []string{"correctness", "testing", "maintainability"} {
-				if n := len(m.RequestsFor(p)); n != 1 {
-					t.Errorf("requests for always-on persona %s: got %d; want 1", p, n)
+			if n := len(m.RequestsFor("correctness")); n != 1 {
+				t.Errorf("requests for always-on persona correctness: got %d; want 1", n)
+			}
+			// A small change: testing and maintainability are not selected,
+			// so never asked.
+			for _, p := range []string{"testing", "maintainability"} {
+				if n := len(m.RequestsFor(p)); n != 0 {
+					t.Errorf("requests for %s on a small local diff: got %d; want 0 (not selected)", p, n)
 				}
 			}
 			checkNoViolations(t, m)
@@ -203,7 +208,7 @@ func TestReviewLocalDiffJSON(t *testing.T) {
 	m := llmtest.New()
 	defer m.Close()
 	m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P2", 75, whyDiscount)))
-	m.Script("testing", llmtest.OK(invoiceAnswer(t, "testing", "P2", 50, "No test covers a discount.")))
+	m.Script("go", llmtest.OK(invoiceAnswer(t, "go", "P2", 50, "A discount above the total makes the invoice negative.")))
 
 	stdout, stderr, err := run(t, noEnv, "review", "--json", "--diff", invoicePatch, "--base-url", m.URL, "--api-key", "k")
 	if err != nil {

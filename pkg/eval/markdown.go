@@ -76,7 +76,17 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, "| findings per clean PR | %s (%d on %d) |\n", p.FindingsPerCleanPR(), p.CleanFindings, p.CleanCases)
 		fmt.Fprintf(bw, "| clean PRs whose check fails | %s (%d/%d) |\n", p.CleanFailShare(), p.CleanFailing, p.CleanCases)
 		fmt.Fprintf(bw, "| buggy PRs whose check fails | %s (%d/%d) |\n", p.BugFailShare(), p.BugFailing, p.BugCases)
+		fmt.Fprintf(bw, "| duplicates posted (per PR) | %d (%s) |\n", p.Duplicates, p.DuplicatesPerPR())
 		fmt.Fprintf(bw, "| validator: gated / confirmed / rejected on a labelled issue / without a verdict | %d / %d / %d / %d |\n", p.Gated, p.Validated, p.DroppedReal, p.Unverified)
+		if len(p.Yield) > 0 {
+			fmt.Fprintln(bw, "\nPer-persona yield (tokens estimated where an answer is replayed):")
+			fmt.Fprintln(bw)
+			fmt.Fprintln(bw, "| persona | cases | calls | tokens | gated | validated | posted | posted alone | folded |")
+			fmt.Fprintln(bw, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+			for _, y := range p.Yield {
+				fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", y.Persona, y.Cases, y.Calls, y.Tokens, y.Gated, y.Validated, y.Posted, y.PostedAlone, y.Folded)
+			}
+		}
 	}
 	if v := r.Validator; v != nil {
 		fmt.Fprintf(bw, "\n## Validator alone (%d labelled candidate findings; answers: %s)\n\n", len(v.Results), mdEscape(v.Source.Label()))

@@ -153,6 +153,16 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 		}); err != nil {
 			return err
 		}
+		for _, y := range ps.Yield {
+			if err := encode(struct {
+				Kind    string `json:"kind"`
+				Run     int    `json:"run,omitempty"`
+				Answers string `json:"answers"`
+				Yield
+			}{"yield", run, answers, y}); err != nil {
+				return err
+			}
+		}
 	}
 	if v := r.Validator; v != nil {
 		if err := encode(validatorLine{
@@ -272,6 +282,7 @@ func WriteTable(w io.Writer, r Report) error {
 }
 
 func writePipeline(bw *bufio.Writer, r Report, cw int) {
+	defer writeYield(bw, r)
 	ps := r.Pipeline
 	fmt.Fprintln(bw)
 	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator, fail-on %s (answers: %s)\n", FailOn, r.SourceLabel())
@@ -294,8 +305,8 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 			c.Verdict, c.Conclusion, team)
 	}
 	fmt.Fprintf(bw, "cases %d (%d with bugs, %d clean), %d failed, %d incomplete (check failure without a complete review)\n", ps.Cases, ps.BugCases, ps.CleanCases, ps.Failed, ps.Incomplete)
-	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s\n",
-		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement())
+	fmt.Fprintf(bw, "posted precision %s (%d/%d)   recall %s (%d/%d)   severity agreement %s   duplicates per PR %s (%d on %d)\n",
+		ps.Precision(), ps.TP, ps.TP+ps.FP, ps.Recall(), ps.TP, ps.TP+ps.FN, ps.SeverityAgreement(), ps.DuplicatesPerPR(), ps.Duplicates, ps.Cases)
 	fmt.Fprintf(bw, "findings per clean PR %s (%d on %d)   clean PRs whose check fails %s (%d/%d)   buggy PRs whose check fails %s (%d/%d)\n",
 		ps.FindingsPerCleanPR(), ps.CleanFindings, ps.CleanCases, ps.CleanFailShare(), ps.CleanFailing, ps.CleanCases,
 		ps.BugFailShare(), ps.BugFailing, ps.BugCases)

@@ -11,6 +11,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/prompt"
 	"github.com/anchor-review/anchor-review/pkg/report"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
@@ -46,6 +47,8 @@ type CaseResult struct {
 	// pkg/report, with fail-on FailOn.
 	Verdict    string `json:"verdict"`
 	Conclusion string `json:"conclusion"`
+	// Yield is each persona's part in this review (the personas that ran).
+	Yield []Yield `json:"yield,omitempty"`
 }
 
 // PipelineSummary sums the pipeline over cases.
@@ -62,7 +65,13 @@ type PipelineSummary struct {
 	Incomplete  int
 	Calibration []AnchorStat
 	Results     []CaseResult
+	// Yield sums the cases' yields by persona, in SPEC order.
+	Yield []Yield
 }
+
+// DuplicatesPerPR is the posted duplicates (a labelled issue posted more
+// than once) over the cases.
+func (s PipelineSummary) DuplicatesPerPR() Ratio { return Ratio{s.Duplicates, s.Cases} }
 
 // FindingsPerCleanPR is CleanFindings/CleanCases.
 func (s PipelineSummary) FindingsPerCleanPR() Ratio { return Ratio{s.CleanFindings, s.CleanCases} }
@@ -85,7 +94,7 @@ func SummarizePipeline(rs []CaseResult) PipelineSummary {
 		}
 		return 0
 	})
-	s := PipelineSummary{Calibration: calibration(nil), Results: rs}
+	s := PipelineSummary{Calibration: calibration(nil), Results: rs, Yield: sumYield(rs)}
 	for _, r := range rs {
 		s.Cases++
 		if r.Failed != "" {
@@ -157,6 +166,7 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 	}
 	cr.Verdict = string(res.Verdict)
 	cr.Conclusion, _ = report.Conclusion(res, FailOn)
+	cr.Yield = yieldOf(res)
 	if err != nil {
 		cr.Failed = err.Error()
 		if !errors.Is(err, review.ErrAllPersonasFailed) {
@@ -228,7 +238,10 @@ func (m *caseModel) Complete(ctx context.Context, req llm.Request) (llm.Response
 		if err != nil {
 			return llm.Response{}, fmt.Errorf("eval: %w", err)
 		}
-		return llm.Response{JSON: js}, nil
+		// A replay carries no usage: estimate it, so the yield table's
+		// tokens say what the call would have cost.
+		use := llm.Usage{PromptTokens: prompt.RequestTokens(req), CompletionTokens: prompt.EstimateTokens(string(b))}
+		return llm.Response{JSON: js, Usage: use}, nil
 	}
 	if m.live == nil {
 		return llm.Response{}, fmt.Errorf("%w for persona %s on %s", llm.ErrNoAnswer, req.Persona, m.c.ID())

@@ -13,9 +13,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // Answerer produces one persona's raw answer (a findings-schema JSON object)
@@ -94,8 +96,9 @@ type Options struct {
 }
 
 // Run evaluates every (persona, case) pair: for each case, each persona its
-// ground truth names or that has a recorded answer, restricted to
-// o.Personas when that is non-empty; then, unless o.NoPipeline, the whole
+// ground truth names, and offline each that has a recorded answer, live
+// each the pipeline selects (LivePersonas), restricted to o.Personas when
+// that is non-empty; then, unless o.NoPipeline, the whole
 // pipeline on each case. Offline (o.Model nil), cases without recorded
 // answers are listed as not scored. An Answerer error or a malformed answer
 // fails that pair, recorded in the report; Run itself fails only on an
@@ -128,7 +131,17 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	}
 	var pairs []pair
 	for _, c := range scored {
-		for _, p := range c.Personas() {
+		personas := c.Personas()
+		if o.Model != nil {
+			// Live, a persona is asked what its labels expect of it, or
+			// because the pipeline selects it: an old recording is no
+			// reason to pay for an answer nobody uses.
+			var err error
+			if personas, err = LivePersonas(c, o.Team); err != nil {
+				return Report{}, err
+			}
+		}
+		for _, p := range personas {
 			if len(o.Personas) == 0 || slices.Contains(o.Personas, p) {
 				pairs = append(pairs, pair{p, c})
 			}
@@ -276,4 +289,37 @@ func judge(ctx context.Context, j Judge, c Case, fs []finding.Finding, inLane fu
 		}
 	}
 	return rej, errs
+}
+
+// LivePersonas are the personas a live run asks on c, each alone: every
+// persona its ground truth names, and every persona selection picks for
+// the case from team (as the pipeline will; nil team loads prompts/). A
+// persona with only an old recording behind it is not asked.
+func LivePersonas(c Case, team []persona.Persona) ([]string, error) {
+	if team == nil {
+		var err error
+		if team, err = persona.Load(); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+	}
+	var ps []string
+	for _, is := range c.Truth {
+		if len(is.Personas) == 0 {
+			ps = append(ps, is.Persona)
+		}
+		ps = append(ps, is.Personas...)
+	}
+	sc, err := scope.Apply(&diff.Diff{Files: c.Files}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", c.ID(), err)
+	}
+	sel, err := persona.Select(team, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", c.ID(), err)
+	}
+	for _, p := range sel {
+		ps = append(ps, p.Name)
+	}
+	sortPersonas(ps)
+	return slices.Compact(ps), nil
 }

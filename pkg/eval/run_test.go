@@ -137,13 +137,23 @@ func TestRunPairsAndRestriction(t *testing.T) {
 	ans := fakeAnswerer{"security/c": empty("security"), "correctness/c": empty("correctness"), "maintainability/c": empty("maintainability")}
 	for _, tc := range []struct {
 		restrict []string
+		live     bool
 		want     string
 	}{
-		{nil, "correctness,maintainability,security"},
-		{[]string{"security"}, "security"},
-		{[]string{"performance"}, ""},
+		// Offline: the labelled personas and every recorded one.
+		{nil, false, "correctness,maintainability,security"},
+		// Live: the labelled personas and those selection picks
+		// (correctness, always on); maintainability, neither labelled nor
+		// selected, is not asked for its old recording's sake.
+		{nil, true, "correctness,security"},
+		{[]string{"security"}, true, "security"},
+		{[]string{"performance"}, true, ""},
 	} {
-		r, err := Run(context.Background(), []Case{c}, Options{Personas: tc.restrict, Answerer: ans, Concurrency: 8, Model: noModel{}, NoPipeline: true})
+		o := Options{Personas: tc.restrict, Answerer: ans, Concurrency: 8, NoPipeline: true}
+		if tc.live {
+			o.Model = noModel{}
+		}
+		r, err := Run(context.Background(), []Case{c}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +293,11 @@ func TestRunJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := r.Pairs[0]
+	i := slices.IndexFunc(r.Pairs, func(p PairResult) bool { return p.Persona == "security" })
+	if i < 0 {
+		t.Fatalf("no security pair in %+v", r.Pairs)
+	}
+	p := r.Pairs[i]
 	// a: rejected by the judge → fp, miss; b: the judge failed → the
 	// overlap stands.
 	if p.TP != 1 || p.FP != 1 || p.FN != 1 || p.JudgeRejected != 1 || p.JudgeErrors != 1 || !slices.Equal(p.Matched, []string{"b"}) {

@@ -111,6 +111,19 @@ type Finding struct {
 	// earlier reviewed head for a finding carried by an incremental
 	// re-review, else "" (this run's head).
 	FoundOn string `json:"found_on,omitempty"`
+	// TestGap is the test-gap finding synthesis folded into this one: the
+	// missing or weak test that would catch this defect. It adds one line
+	// to the finding's comment and nothing else: its reviewers are not
+	// among Reviewers, and it never raises the anchor (folding is not
+	// promotion).
+	TestGap *TestGap `json:"test_gap,omitempty"`
+}
+
+// TestGap is a folded test-gap finding: its title (what the test would
+// pin) and the personas that reported it.
+type TestGap struct {
+	Title     string   `json:"title"`
+	Reviewers []string `json:"reviewers"`
 }
 
 // Fingerprint identifies a finding's problem independently of its line, so

@@ -418,3 +418,17 @@ func golden(t *testing.T, name, got string) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRenderCommentTestGap: the inline comment of a finding with a folded
+// test gap carries its one line; one without carries none.
+func TestRenderCommentTestGap(t *testing.T) {
+	f := fnd(1, 10, "Charge rounds down")
+	if strings.Contains(RenderComment(f, "0123456789abcdef", nil, testOptions), "No test covers this") {
+		t.Fatal("a finding without a test gap shows one")
+	}
+	f.TestGap = &finding.TestGap{Title: "Rounding of charges is untested", Reviewers: []string{"testing"}}
+	body := RenderComment(f, "0123456789abcdef", nil, testOptions)
+	if strings.Count(body, "No test covers this: Rounding of charges is untested\n") != 1 {
+		t.Errorf("inline comment lacks the test-gap line:\n%s", body)
+	}
+}

@@ -31,6 +31,9 @@ func RenderComment(f finding.Finding, fp string, replacement *string, o report.O
 	if fix := clip(report.Sanitize(f.SuggestedFix, o), fixMax); fix != "" {
 		b.WriteString("**Suggested fix:** " + fix + "\n\n")
 	}
+	if gap := report.TestGapLine(f, o); gap != "" {
+		b.WriteString(gap + "\n\n")
+	}
 	if replacement != nil {
 		fn := fence(*replacement)
 		b.WriteString(fn + "suggestion\n")

@@ -25,8 +25,6 @@ func ExampleSelect() {
 	}
 	// Output:
 	// correctness: always on
-	// testing: always on
-	// maintainability: always on
 	// security: SQL built from strings in api/users.go
 	// performance: database query in api/users.go
 	// go: Go code in api/users.go

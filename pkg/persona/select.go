@@ -21,6 +21,10 @@ type Signals struct {
 	ExecutableLines     int
 	Standards           []string
 	HumanReviewComments int
+	// Tests is what the head tree says of the repository's tests (the
+	// testing persona's signal); nil when the tree could not be listed (a
+	// local diff, a truncated listing).
+	Tests *TestIndex
 }
 
 // Selected is a persona on the team with the reason it was picked:
@@ -115,6 +119,12 @@ func detect(s Signals) map[string]string {
 		out["previous-comments"] = fmt.Sprintf("%d review comments from people on the pull request", n)
 	}
 
+	if r := testingReason(s.Files, s.Tests); r != "" {
+		out["testing"] = r
+	}
+	if r := maintainabilityReason(s.Files, s.ExecutableLines); r != "" {
+		out["maintainability"] = r
+	}
 	for name, r := range stackReasons(s.Files) {
 		out[name] = r
 	}

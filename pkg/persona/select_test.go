@@ -237,8 +237,8 @@ func TestSelectRestrict(t *testing.T) {
 		restrict []string
 		want     []string
 	}{
-		{"none", nil, []string{"correctness", "testing", "maintainability", "security", "performance", "go"}},
-		{"blank entries only", []string{"", " "}, []string{"correctness", "testing", "maintainability", "security", "performance", "go"}},
+		{"none", nil, []string{"correctness", "security", "performance", "go"}},
+		{"blank entries only", []string{"", " "}, []string{"correctness", "security", "performance", "go"}},
 		{"limits", []string{" security", "correctness "}, []string{"correctness", "security"}},
 		{"never adds an unfired persona", []string{"security", "data-migrations"}, []string{"security"}},
 	}

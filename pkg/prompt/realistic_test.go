@@ -95,7 +95,7 @@ func realisticCases() []realisticCase {
 				Path:    "AGENTS.md",
 				Content: "# Rules\n\n- SQL uses placeholders ($1, ?), never string concatenation.\n- Handlers never return raw errors to clients.\n",
 			}},
-			team: []string{"correctness", "testing", "maintainability", "project-standards", "security", "performance", "api-contract", "go"},
+			team: []string{"correctness", "testing", "project-standards", "security", "performance", "api-contract", "go"},
 			finding: finding.Finding{
 				Title: "SQL injection through the q and sort query parameters", Severity: finding.P0,
 				File: "internal/api/users.go", Line: 17,
@@ -114,7 +114,7 @@ func realisticCases() []realisticCase {
 				Path:    "db/AGENTS.md",
 				Content: "Migrations must be reversible. Never drop a table in the release that stops using it.\n",
 			}},
-			team: []string{"correctness", "testing", "maintainability", "project-standards", "data-migrations", "adversarial"},
+			team: []string{"correctness", "project-standards", "data-migrations", "adversarial"},
 			finding: finding.Finding{
 				Title: "DROP TABLE legacy_sessions cannot be undone by the Down migration", Severity: finding.P1,
 				File: "db/migrations/0007_add_email_to_users.sql", Line: 6,
@@ -129,7 +129,7 @@ func realisticCases() []realisticCase {
 			title:    "store: take a context in Get and return *User",
 			body:     "Get now honours cancellation. Callers need to pass ctx.",
 			comments: []string{"bob: cmd/admin calls store.Get in three places; please update them in this PR."},
-			team:     []string{"correctness", "testing", "maintainability", "performance", "api-contract", "previous-comments", "go"},
+			team:     []string{"correctness", "performance", "api-contract", "previous-comments", "go"},
 			finding: finding.Finding{
 				Title: "Exported Store.Get changes signature without a deprecation path", Severity: finding.P1,
 				File: "pkg/store/store.go", Line: 30,
@@ -144,7 +144,7 @@ func realisticCases() []realisticCase {
 			name:  "docs_only",
 			title: "docs: install instructions",
 			body:  "",
-			team:  []string{"correctness", "testing", "maintainability"},
+			team:  []string{"correctness"},
 			finding: finding.Finding{
 				Title: "Install command pins v1.2.0 while the README points at the latest release", Severity: finding.P3,
 				File: "docs/install.md", Line: 5,

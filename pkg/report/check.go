@@ -66,6 +66,9 @@ func Check(r review.Result, o Options) CheckOutput {
 		if f.SuggestedFix != "" {
 			msg += "\n\nSuggested fix: " + f.SuggestedFix
 		}
+		if f.TestGap != nil {
+			msg += "\n\nNo test covers this: " + f.TestGap.Title
+		}
 		confidence := fmt.Sprintf("confidence %d", f.Confidence)
 		if f.Promoted {
 			confidence += " (promoted)"

@@ -438,6 +438,20 @@ func writeTables(b *strings.Builder, rows []row) {
 	}
 }
 
+// TestGapLine is the one line a finding carries for the test gap folded
+// into it ("No test covers this: <the gap's title>"), sanitized; "" when
+// none was folded. The report row and the inline comment both show it.
+func TestGapLine(f finding.Finding, o Options) string {
+	if f.TestGap == nil {
+		return ""
+	}
+	title := clip(Sanitize(f.TestGap.Title, o), titleMax)
+	if title == "" {
+		return ""
+	}
+	return "No test covers this: " + title
+}
+
 // row renders one finding as a table row.
 func (d *doc) row(f finding.Finding, number string) string {
 	issue := "**" + clip(Sanitize(f.Title, d.o), titleMax) + "**"
@@ -446,6 +460,9 @@ func (d *doc) row(f finding.Finding, number string) string {
 	}
 	if fix := Sanitize(f.SuggestedFix, d.o); fix != "" && utf8.RuneCountInString(fix) <= fixMax {
 		issue += "<br>Suggested fix: " + fix
+	}
+	if gap := TestGapLine(f, d.o); gap != "" {
+		issue += "<br>" + gap
 	}
 	if f.FoundOn != "" && f.FoundOn != d.o.HeadSHA {
 		issue += "<br>_Carried from the review of " + shaText(f.FoundOn, d.o) + "._"
@@ -571,10 +588,10 @@ func (d *doc) coverage(b *strings.Builder) {
 	case c.Demotions == 0:
 		b.WriteString("none.")
 	case d.r.Mode == review.ModeReportOnly:
-		b.WriteString(plural(c.Demotions, "advisory P2/P3 finding", "advisory P2/P3 findings") +
+		b.WriteString(plural(c.Demotions, "P2/P3 finding", "P2/P3 findings") +
 			" from testing/maintainability only moved to testing gaps and residual risks.")
 	default:
-		b.WriteString(plural(c.Demotions, "advisory P2/P3 finding", "advisory P2/P3 findings") +
+		b.WriteString(plural(c.Demotions, "P2/P3 finding", "P2/P3 findings") +
 			" from testing/maintainability only dropped in comment mode.")
 	}
 	b.WriteString("\n\n")

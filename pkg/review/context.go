@@ -2,10 +2,13 @@ package review
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/scope"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -21,23 +24,48 @@ type TreeReader func(ctx context.Context) (paths []string, truncated bool, err e
 // readContext is the context part of Stage 2 (SPEC 7.3): the head version
 // of each reviewed file (at most maxContextFiles, read in parallel under
 // the concurrency bound, through the run's file cache so the validator
-// never reads one again), and from the head tree the test files of each
-// changed source file (nil when there is no tree). A file that cannot be
+// never reads one again), and the test files of each changed source file
+// that readTests found (nil when there is no tree). A file that cannot be
 // read gets no context; context helps the review, its absence does not
 // leave code unreviewed. An incremental re-review sends the personas the
 // new commits and nothing else (its cost grows with the delta): it reads
 // no head file (the test-file list only). The run's prompt context gets
 // the result, its excerpt cache and the data fence.
 func (rn *reviewRun) readContext(ctx context.Context) {
-	rn.pc.Heads, rn.pc.Tests = rn.contextFiles(ctx)
+	rn.pc.Heads = rn.contextFiles(ctx)
+	if rn.tests != nil {
+		rn.pc.Tests = rn.tests.Of
+	}
 	rn.pc.Excerpts = prompt.NewExcerptCache()
 	rn.pc.Fence = rn.o.Fence
 }
 
-// contextFiles reads the head files and lists the test files for
-// readContext.
-func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, map[string][]string) {
-	o, files, cache, tree, withHeads := rn.o, rn.sc.Files, rn.heads, rn.in.tree, rn.in.carry == nil
+// readTests lists the head tree once, before selection: the test files of
+// each changed source file, and whether the repository has tests at all,
+// are a selection signal (the testing persona's) and the testing
+// persona's context. Nil when there is no tree (a local diff) or its
+// listing failed or was truncated: selection then judges by the diff
+// alone, and the testing persona gets no list.
+func (rn *reviewRun) readTests(ctx context.Context) {
+	o, files, tree := rn.o, rn.sc.Files, rn.in.tree
+	if tree == nil {
+		return
+	}
+	listing, truncated, err := tree(ctx)
+	if err != nil || truncated {
+		o.logf("scope: head tree not listed (error %v, truncated %t); the testing persona gets no test-file list", err, truncated)
+		return
+	}
+	var changed []string
+	for _, f := range files {
+		changed = append(changed, f.Path())
+	}
+	rn.tests = &persona.TestIndex{Of: prompt.TestFiles(changed, listing), Any: slices.ContainsFunc(listing, scope.IsTest)}
+}
+
+// contextFiles reads the head files for readContext.
+func (rn *reviewRun) contextFiles(ctx context.Context) map[string]prompt.Head {
+	o, files, cache, withHeads := rn.o, rn.sc.Files, rn.heads, rn.in.carry == nil
 	var paths []string
 	source := changesSource(files) && !o.WideContext
 	for _, f := range files {
@@ -82,19 +110,7 @@ func (rn *reviewRun) contextFiles(ctx context.Context) (map[string]prompt.Head, 
 	}
 	_ = g.Wait()
 
-	if tree == nil {
-		return heads, nil
-	}
-	listing, truncated, err := tree(ctx)
-	if err != nil || truncated {
-		o.logf("scope: head tree not listed (error %v, truncated %t); the testing persona gets no test-file list", err, truncated)
-		return heads, nil
-	}
-	var changed []string
-	for _, f := range files {
-		changed = append(changed, f.Path())
-	}
-	return heads, prompt.TestFiles(changed, listing)
+	return heads
 }
 
 // changesSource reports whether files change source code that is not a

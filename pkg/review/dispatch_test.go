@@ -87,7 +87,7 @@ func TestDispatchModels(t *testing.T) {
 	e := newEnv(t, nil)
 	e.addOrdersPR(t)
 	e.model.Script("testing", llmtest.OK(answer(t, "testing", []finding.Finding{
-		f("Missing error-path test", finding.P2, ordersTst, 9, 75),
+		f("Missing error-path test", finding.P1, ordersTst, 9, 75), // P1: not demoted, so the validator runs
 	}, nil, nil)))
 	if _, _, err := e.rv.ReviewPR(context.Background(), options()); err != nil {
 		t.Fatalf("ReviewPR: %v", err)

@@ -64,10 +64,7 @@ func newEnv(t *testing.T, route func(personas *llm.Client) llm.Completer) *env {
 		t.Fatalf("github.New: %v", err)
 	}
 	mc := newModel(t, e.model, 0)
-	all, err := persona.Load()
-	if err != nil {
-		t.Fatalf("persona.Load: %v", err)
-	}
+	all := releaseTwoTeam(t)
 	var m llm.Completer = mc
 	if route != nil {
 		m = route(mc)
@@ -75,6 +72,25 @@ func newEnv(t *testing.T, route func(personas *llm.Client) llm.Completer) *env {
 	e.rv = review.Reviewer{GitHub: gc, Model: m, Personas: all}
 	e.model.SetDefault(e.verdicts.reply)
 	return e
+}
+
+// releaseTwoTeam is persona.Load with testing and maintainability always
+// on, as they were before they became conditional: most tests here
+// exercise dispatch, synthesis and the validator with the whole team.
+// Their selection is tested in pkg/persona (team_test.go) and, through a
+// review, by TestConditionalPersonasInReview (which uses persona.Load).
+func releaseTwoTeam(t *testing.T) []persona.Persona {
+	t.Helper()
+	all, err := persona.Load()
+	if err != nil {
+		t.Fatalf("persona.Load: %v", err)
+	}
+	for i := range all {
+		if all[i].Name == "testing" || all[i].Name == "maintainability" {
+			all[i].AlwaysOn = true
+		}
+	}
+	return all
 }
 
 // newModel is the real llm.Client pointed at the fake model server.

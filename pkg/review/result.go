@@ -123,6 +123,8 @@ type Rejection struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
+	// Reviewers are the personas behind the finding (for eval's yield).
+	Reviewers []string `json:"reviewers,omitempty"`
 }
 
 // Usage is token and call accounting.

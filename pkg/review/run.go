@@ -64,6 +64,10 @@ type reviewRun struct {
 	// sc is Stage 2's choice of files; team is Stage 3's personas.
 	sc   scope.Scope
 	team []persona.Selected
+	// tests is what the head tree says of the repository's tests: a
+	// selection signal and the testing persona's context (nil without a
+	// tree).
+	tests *persona.TestIndex
 	// parts are the parts of the diff the personas review (each fits one
 	// request); a finding's validator sees the diff of its part.
 	parts []prompt.Part
@@ -98,6 +102,7 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	if err := rn.scope(ctx); err != nil {
 		return err // scope's errors name their stage and the bad pattern
 	}
+	rn.readTests(ctx)
 	if err := rn.selectTeam(); err != nil {
 		return err
 	}
@@ -153,7 +158,7 @@ func (rn *reviewRun) selectTeam() error {
 	if len(o.repo.Personas) > 0 {
 		all = append(slices.Clip(all), o.repo.Personas...)
 	}
-	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: rn.in.humanComments}, o.Personas)
+	team, err := persona.Select(all, persona.Signals{Files: sc.Files, ExecutableLines: sc.ExecutableLines, Standards: stdPaths, HumanReviewComments: rn.in.humanComments, Tests: rn.tests}, o.Personas)
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}

@@ -62,7 +62,7 @@ func (rn *reviewRun) validate(ctx context.Context, pass *validation) (kept, unch
 		for _, i := range order[budget:] {
 			f := gated[i]
 			unchecked = append(unchecked, f)
-			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget)})
+			res.Coverage.OverBudget = append(res.Coverage.OverBudget, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: fmt.Sprintf("over the validation budget of %d", budget), Reviewers: f.Reviewers})
 		}
 		order = order[:budget]
 		slices.Sort(order)
@@ -100,7 +100,7 @@ func (rn *reviewRun) validate(ctx context.Context, pass *validation) (kept, unch
 			unconfirmed++
 			unchecked = append(unchecked, f)
 		}
-		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason})
+		res.Coverage.Rejections = append(res.Coverage.Rejections, Rejection{Title: f.Title, File: f.File, Line: f.Line, Reason: reason, Reviewers: f.Reviewers})
 	}
 	if unconfirmed > 0 {
 		res.incomplete("%s could not be validated (the validator failed or a head file could not be read)", plural(unconfirmed, "finding", "findings"))

@@ -603,6 +603,10 @@ func isMarker(line string) bool {
 	return false
 }
 
+// IsTest reports whether the file at p is a test (by name or directory):
+// the same rule that keeps tests out of the executable line count.
+func IsTest(p string) bool { return isTest(p) }
+
 func isTest(p string) bool {
 	base := path.Base(p)
 	name := strings.ToLower(base)

@@ -2,17 +2,17 @@ package synth
 
 import "github.com/anchor-review/anchor-review/pkg/finding"
 
-// demotable names the personas whose low-stakes advisory findings step 7
-// demotes.
+// demotable names the personas whose low-stakes findings step 7 demotes.
 func demotable(persona string) bool {
 	return persona == "testing" || persona == "maintainability"
 }
 
-// demote is step 7, mode-aware demotion: a P2 or P3 finding whose (merged)
-// autofix_class is advisory and whose every reviewer is testing or
-// maintainability is dropped and counted in comment mode, and moved to
-// demoted in report-only mode, where it stays visible as a testing gap or
-// residual risk.
+// demote is step 7, mode-aware demotion: a P2 or P3 finding whose every
+// reviewer is testing or maintainability is dropped and counted in comment
+// mode, and moved to demoted in report-only mode, where it stays visible as
+// a testing gap or residual risk. Its autofix_class plays no part: the seed
+// demoted only "advisory" findings, but models rarely say advisory, and on
+// real changes these findings repeated what other personas had posted.
 func demote(gs []group, mode string, dropped map[string]int) (keep []group, demoted []finding.Finding, demotions int) {
 	keep = gs[:0]
 	demoted = []finding.Finding{}
@@ -35,7 +35,7 @@ func shouldDemote(f finding.Finding) bool {
 	if f.Severity != finding.P2 && f.Severity != finding.P3 {
 		return false
 	}
-	if f.AutofixClass != "advisory" || len(f.Reviewers) == 0 {
+	if len(f.Reviewers) == 0 {
 		return false
 	}
 	for _, r := range f.Reviewers {

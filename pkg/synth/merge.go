@@ -126,6 +126,7 @@ func compareFindings(a, b finding.Finding) int {
 		slices.Compare(a.Evidence, b.Evidence),
 		cmp.Compare(a.Number, b.Number),
 		compareValidation(a.Validation, b.Validation),
+		compareTestGap(a.TestGap, b.TestGap),
 	)
 }
 
@@ -137,6 +138,18 @@ func compareBool(a, b bool) int {
 		return -1
 	}
 	return 1
+}
+
+func compareTestGap(a, b *finding.TestGap) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Or(strings.Compare(a.Title, b.Title), slices.Compare(a.Reviewers, b.Reviewers))
 }
 
 func compareValidation(a, b *finding.Validation) int {

@@ -269,6 +269,14 @@ func TestDedupeParaphrases(t *testing.T) {
 				}
 				return
 			}
+			if tc.name == "missing test vs ignored error" {
+				// Not one problem, but the test would catch the defect:
+				// step 2b folds it (fold_test.go), it does not merge it.
+				if len(out.Gated) != 0 || out.DroppedByAnchor[50] != 1 || out.Folded != 1 || out.DroppedByReason[ReasonDuplicate] != 0 {
+					t.Errorf("got %d gated, drops %v by anchor %v, %d folded; want the test gap folded into the defect at 50", len(out.Gated), out.DroppedByReason, out.DroppedByAnchor, out.Folded)
+				}
+				return
+			}
 			if len(out.Gated) != 0 || out.DroppedByAnchor[50] != 2 || out.DroppedByReason[ReasonDuplicate] != 0 {
 				t.Errorf("got %d gated, drops %v by anchor %v; want two separate findings at 50", len(out.Gated), out.DroppedByReason, out.DroppedByAnchor)
 			}

@@ -14,20 +14,24 @@
 //  2. deduplicate: merge findings on the same file whose lines lie within 3
 //     of each other and that describe the same problem (the same normalized
 //     title, or what they say overlaps: similar.go);
-//  3. promote: two or more distinct personas raise the anchor one step;
+//     2b. fold: a test-gap finding near the defect its test would catch
+//     becomes one line of that defect's finding (fold.go);
+//  3. promote: two or more distinct personas raise the anchor one step
+//     (a folded test gap is no second persona);
 //  4. split off pre-existing findings (they never leave the review), but
 //     never one on a line the pull request added: the model's claim does
 //     not outweigh the diff;
 //  5. merge routing conservatively (autofix_class, owner,
 //     requires_verification);
 //  6. drop findings under a lint-disable comment;
-//  7. demote advisory P2/P3 findings only testing or maintainability raised;
+//  7. demote P2/P3 findings only testing or maintainability raised;
 //  8. gate at anchor 75, with the P0-at-50 escape hatch into BelowBar;
 //  9. sort and number 1..N.
 //
 // Every finding that goes in is accounted for exactly once: it ends in
 // Gated, BelowBar, PreExisting or Demoted, or it is counted in
-// DroppedByReason (merged duplicates under ReasonDuplicate).
+// DroppedByReason (merged duplicates under ReasonDuplicate, folded test
+// gaps under ReasonFolded).
 package synth
 
 import (
@@ -112,6 +116,9 @@ type Output struct {
 	// to DroppedByReason[ReasonDemoted]); report-only demotions are
 	// len(Demoted).
 	Demotions int
+	// Folded counts the test gaps step 2b folded into the defect they
+	// would catch (equal to DroppedByReason[ReasonFolded]).
+	Folded int
 	// Snapped counts the findings step 1 moved to the line their evidence
 	// quotes (the model named another line).
 	Snapped int
@@ -135,6 +142,8 @@ func Synthesize(in Input) Output {
 	out.Snapped = anchors.snapped
 	// 2. deduplicate
 	groups := dedupe(fs, quoted, out.DroppedByReason)
+	// 2b. fold test gaps into their defects
+	groups, out.Folded = fold(groups, out.DroppedByReason)
 	// 3. promote
 	promote(groups)
 	// 4. split off pre-existing (never a finding on a line the PR added)
@@ -184,6 +193,7 @@ func collect(results []PersonaResult) []finding.Finding {
 			f.Number = 0
 			f.Promoted = false
 			f.Validation = nil
+			f.TestGap = nil
 			fs = append(fs, f)
 		}
 	}

@@ -385,7 +385,9 @@ func TestModelFaults(t *testing.T) {
 			name: "malformed twice: one repair, then that persona fails; incomplete",
 			setup: func(w *world) {
 				w.emptyAnswers()
-				w.model.Script("testing", llmtest.Malformed(), llmtest.Malformed())
+				// reliability: the demo PR selects it (testing is conditional
+				// and this change leaves it out).
+				w.model.Script("reliability", llmtest.Malformed(), llmtest.Malformed())
 			},
 			check: func(t *testing.T, w *world, o outcome) {
 				// Issue 12: an incomplete review is never green; the
@@ -395,28 +397,28 @@ func TestModelFaults(t *testing.T) {
 				if o.outputs["verdict"] != "degraded" {
 					t.Errorf("verdict %q; want degraded", o.outputs["verdict"])
 				}
-				reqs := w.model.RequestsFor("testing")
+				reqs := w.model.RequestsFor("reliability")
 				if len(reqs) != 2 {
-					t.Fatalf("testing sent %d requests; want 2 (the answer and one repair)", len(reqs))
+					t.Fatalf("reliability sent %d requests; want 2 (the answer and one repair)", len(reqs))
 				}
 				last := reqs[1].Messages[len(reqs[1].Messages)-1].Content
 				if !strings.Contains(last, "does not validate") || !strings.Contains(last, "confidence") {
 					t.Errorf("repair request does not send the schema errors back:\n%s", last)
 				}
-				failedPersonaNamed(t, oneComment(t, w), "testing")
+				failedPersonaNamed(t, oneComment(t, w), "reliability")
 			},
 		},
 		{
 			name: "malformed once: repaired, complete",
 			setup: func(w *world) {
 				w.emptyAnswers()
-				w.model.Script("testing", llmtest.Malformed(), llmtest.OK(valid("testing")))
+				w.model.Script("reliability", llmtest.Malformed(), llmtest.OK(valid("reliability")))
 			},
 			check: func(t *testing.T, w *world, o outcome) {
 				wantCode(t, o, 0)
 				checkRun(t, w, "success")
-				if n := len(w.model.RequestsFor("testing")); n != 2 {
-					t.Errorf("testing sent %d requests; want 2", n)
+				if n := len(w.model.RequestsFor("reliability")); n != 2 {
+					t.Errorf("reliability sent %d requests; want 2", n)
 				}
 			},
 		},

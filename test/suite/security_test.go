@@ -335,10 +335,14 @@ func hostileRun(t *testing.T, readOnly bool) {
 	w.verdicts["internal/store/users.go:42"] = mustJSON(t, map[string]any{"validated": true, "reason": hostileText})
 	// A persona whose answer breaks the schema while echoing secrets: its
 	// failure text lands in Coverage.
-	w.model.Script("testing", llmtest.OK(`{"reviewer":"`+hostileText[:60]+`","findings":"`+apiKey+`"}`), llmtest.OK(`not json `+apiKey+` `+skShaped))
+	// (reliability: the demo PR selects it; testing is conditional.)
+	w.model.Script("reliability", llmtest.OK(`{"reviewer":"`+hostileText[:60]+`","findings":"`+apiKey+`"}`), llmtest.OK(`not json `+apiKey+` `+skShaped))
 
 	o := w.run()
 	checkNeverApproves(t, w)
+	if n := len(w.model.RequestsFor("reliability")); n != 2 {
+		t.Errorf("reliability sent %d requests; want 2 (the hostile answer and its repair)", n)
+	}
 	if o.code != 1 {
 		t.Fatalf("exit code %d (%v); want 1 (the P0 is real)", o.code, o.err)
 	}
