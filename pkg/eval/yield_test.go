@@ -2,23 +2,26 @@ package eval
 
 import (
 	"context"
+	"os"
 	"testing"
 
-	"github.com/anchor-review/anchor-review/fixtures"
 )
 
-// TestYieldOnRecordedCase: the recorded follow-redirects answers, with
-// testing on the team, post security's Proxy-Authorization finding alone
+// TestYieldOnRecordedCase: the follow-redirects answers the real model
+// recorded for the release-2 team (testdata/release2/real/js-follow-redirects-proxy-auth: the
+// case as fixtures/eval holds it, with the recording of commit 7a258b0,
+// which asked every persona), with testing on the team, post security's Proxy-Authorization finding alone
 // and fold testing's "no test" finding into it: testing posts nothing and
 // counts one fold; without testing selected (the shipped rules, a small
 // change) it is never asked.
 func TestYieldOnRecordedCase(t *testing.T) {
-	c, err := LoadCase(fixtures.FS, DefaultRoot+"/real/js-follow-redirects-proxy-auth", SuiteReal)
+	release2 := os.DirFS("testdata")
+	c, err := LoadCase(release2, "release2/real/js-follow-redirects-proxy-auth", SuiteReal)
 	if err != nil {
 		t.Fatal(err)
 	}
 	yields := func(o Options) map[string]Yield {
-		o.Answerer, o.Concurrency = Recorded{}, 1
+		o.Answerer, o.Concurrency = Recorded{FS: release2, Root: "release2"}, 1
 		r, err := Run(context.Background(), []Case{c}, o)
 		if err != nil {
 			t.Fatal(err)
