@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"testing"
-
 )
 
 // TestYieldOnRecordedCase: the follow-redirects answers the real model
