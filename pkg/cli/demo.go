@@ -11,11 +11,13 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
@@ -109,10 +111,11 @@ func demoNames() ([]string, error) {
 
 // demo is the demo proper, replaying the fixture's recorded answers.
 func demo(ctx context.Context, name string, inlineReview bool, stdout io.Writer) error {
-	model, err := demoModel(name)
+	model, closeModel, err := demoModel(name)
 	if err != nil {
 		return err
 	}
+	defer closeModel()
 	return demoWith(ctx, name, model, inlineReview, stdout)
 }
 
@@ -257,7 +260,8 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	fmt.Fprintf(stdout, "exit code: the Action's step would exit %d (%s); the demo itself exits 0\n", code, exitMeaning[code])
 	fmt.Fprintf(stdout, "cost: %d GitHub requests, %d model calls\n", gh.Requests(), res.Coverage.Usage.Calls)
 	if res.Coverage.Usage.Calls > 0 {
-		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes; recorded answers carry no token counts)")
+		fmt.Fprintln(stdout, "(model answers replayed from fixtures/cassettes by a fake model endpoint; its token counts, and so the")
+		fmt.Fprintln(stdout, "estimated cost, are the demo's estimate (four bytes a token, a simulated prompt cache), not a provider's)")
 	}
 	return nil
 }
@@ -271,18 +275,82 @@ var exitMeaning = map[int]string{
 	3: "the review could not run",
 }
 
-// demoModel replays the fixture's recorded answers. A fixture with no
-// recording must make no model call at all.
-func demoModel(name string) (llm.Completer, error) {
+// demoModel replays the fixture's recorded answers through a fake model
+// endpoint; stop stops it. A fixture with no recording must make no model
+// call at all.
+func demoModel(name string) (model llm.Completer, stop func(), err error) {
 	p := path.Join("cassettes", "demo-"+name+".jsonl")
 	if _, err := fs.Stat(fixtures.FS, p); err != nil {
-		return noModel{}, nil
+		return noModel{}, func() {}, nil
 	}
 	r, err := llm.LoadCassette(fixtures.FS, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return r.WithSchemas(prompts.Schemas())
+	if r, err = r.WithSchemas(prompts.Schemas()); err != nil {
+		return nil, nil, err
+	}
+	e, srv, err := newReplayEndpoint(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, srv.Close, nil
+}
+
+// newReplayEndpoint starts the fake model endpoint that serves r's answers
+// and the client that asks it; close the server when done.
+func newReplayEndpoint(r *llm.Replay) (*replayEndpoint, *llmtest.Server, error) {
+	srv := llmtest.New()
+	// A provider reports each answer's usage, cached prefix included; the
+	// fake estimates it from the request text (see llmtest.Request). The
+	// counts do not depend on timing: every call the dispatch holds back
+	// until a warm-up's first token shares no more with the others than
+	// with that warm-up (TestDemoCachedTokensIgnoreTiming).
+	srv.SimulatePromptCache(true)
+	client, err := newModel(modelConfig{BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	e := &replayEndpoint{replay: r, client: client, answers: map[string]string{}}
+	srv.SetDefault(e.serve)
+	return e, srv, nil
+}
+
+// replayEndpoint answers each request from a cassette, but over the wire:
+// the recorded answer is handed to the fake model endpoint, and the real
+// client asks it. The demo's calls thus stream, report usage and meet the
+// simulated prompt cache as a live run's do, and Coverage can price them.
+type replayEndpoint struct {
+	replay *llm.Replay
+	client *llm.Client
+
+	mu sync.Mutex
+	// answers holds the recorded answer of each request on its way, by
+	// the text of its messages (the cassette's key is not on the wire).
+	answers map[string]string
+}
+
+func (e *replayEndpoint) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	rec, err := e.replay.Complete(ctx, req)
+	if err != nil {
+		return rec, err
+	}
+	e.mu.Lock()
+	e.answers[llmtest.PromptText(req.Messages)] = string(rec.JSON)
+	e.mu.Unlock()
+	return e.client.Complete(ctx, req)
+}
+
+// serve is the fake endpoint's answer to a request.
+func (e *replayEndpoint) serve(r llmtest.Request) llmtest.Reply {
+	e.mu.Lock()
+	a, ok := e.answers[llmtest.PromptText(r.Messages)]
+	e.mu.Unlock()
+	if !ok {
+		return llmtest.BadRequest("demo: no recorded answer for this request")
+	}
+	return llmtest.OK(a)
 }
 
 type noModel struct{}

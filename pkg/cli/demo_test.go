@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -266,4 +267,114 @@ func TestDemoExitsZero(t *testing.T) {
 			t.Errorf("demo --pr %s does not say the Action %s", name, want)
 		}
 	}
+}
+
+// TestDemoShowsEstimatedCost: the demo's fake endpoint reports usage, so
+// Coverage shows tokens and a cost at gpt-4.1's built-in price, and the
+// closing lines say whose estimate the counts are.
+func TestDemoShowsEstimatedCost(t *testing.T) {
+	t.Parallel()
+	stdout, _, err := run(t, noEnv, "demo")
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	for _, re := range []string{
+		`\*\*Tokens:\*\* [1-9][0-9,]* prompt \([1-9][0-9,]* cached\), [1-9][0-9,]* completion, 12 calls\.`,
+		`\*\*Estimated cost:\*\* \$[0-9]+\.[0-9]+: gpt-4\.1 at \$2\.00 input, \$0\.50 cached input, \$8\.00 output per million tokens \(the built-in list prices of `,
+		`(?s)token counts, and so the\s+estimated cost, are the demo's estimate .*not a provider's\)\n$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stdout) {
+			t.Errorf("demo output does not match %q", re)
+		}
+	}
+}
+
+// TestDemoCachedTokensIgnoreTiming keeps the demo's goldens byte-stable:
+// a request's simulated cached prefix is the same whichever of the other
+// requests had finished before it arrived. The calls of a phase (persona
+// dispatch, then validation) wait only for the phase's first call (the
+// warm-up) and for the earlier phases; the test asks that those alone
+// give each request as long a prefix as every other request of the run
+// would, so no ordering of the rest can change a count.
+func TestDemoCachedTokensIgnoreTiming(t *testing.T) {
+	names, err := demoNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cachedSome := false
+	for _, name := range names {
+		p := path.Join("cassettes", "demo-"+name+".jsonl")
+		if _, err := fs.Stat(fixtures.FS, p); err != nil {
+			continue
+		}
+		r, err := llm.LoadCassette(fixtures.FS, p)
+		if err == nil {
+			r, err = r.WithSchemas(prompts.Schemas())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, srv, err := newReplayEndpoint(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		err = demoWith(context.Background(), name, e, false, &out)
+		srv.Close()
+		if err != nil {
+			t.Fatalf("demo %s: %v", name, err)
+		}
+		reqs := srv.Requests()
+		texts := make([]string, len(reqs))
+		phase := make([]int, len(reqs)) // index of the phase's first request
+		for i, q := range reqs {
+			// As llmtest caches a prompt: the response schema, then the messages.
+			texts[i] = q.SchemaName + "\n" + string(q.Schema) + "\n" + llmtest.PromptText(q.Messages)
+			phase[i] = i
+			if i > 0 && q.SchemaName == reqs[i-1].SchemaName {
+				phase[i] = phase[i-1]
+			}
+		}
+		for i, q := range reqs {
+			// What must have been read before i arrived, and what may have.
+			sure := texts[:phase[i]]
+			could := append([]string(nil), sure...)
+			if phase[i] != i {
+				sure = texts[:phase[i]+1]
+				for j := phase[i]; j < len(reqs) && phase[j] == phase[i]; j++ {
+					if j != i {
+						could = append(could, texts[j])
+					}
+				}
+			}
+			least, most := simulatedCache(sure, texts[i]), simulatedCache(could, texts[i])
+			if q.CachedTokens != least || least != most {
+				t.Errorf("demo %s request %d (%s): cached %d; %d from the calls it waits for, up to %d from any: the count depends on timing",
+					name, i, q.Persona, q.CachedTokens, least, most)
+			}
+			cachedSome = cachedSome || q.CachedTokens > 0
+		}
+	}
+	if !cachedSome {
+		t.Error("no demo request had a cached prefix; the test checks nothing")
+	}
+}
+
+// simulatedCache is llmtest's prompt-cache rule (SimulatePromptCache): the
+// longest shared prefix, at four bytes a token, in whole blocks of 128
+// tokens, from 1,024 tokens on.
+func simulatedCache(earlier []string, text string) int {
+	best := 0
+	for _, c := range earlier {
+		n := min(len(c), len(text))
+		i := 0
+		for i < n && c[i] == text[i] {
+			i++
+		}
+		best = max(best, i)
+	}
+	if tokens := best / 4 / 128 * 128; tokens >= 1024 {
+		return tokens
+	}
+	return 0
 }
