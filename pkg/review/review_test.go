@@ -392,3 +392,44 @@ func TestFilesEndpointBinarySource(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesEndpointRenamedBinarySource: the files endpoint lists a file
+// renamed with a binary change (a .js given a NUL byte as it moves) like
+// a pure rename: status renamed, no patch, no line counts. Both are read
+// at the base and the head: the first is reviewed as text, the second is
+// no change. Neither leaves a change no persona saw behind a clean check.
+func TestFilesEndpointRenamedBinarySource(t *testing.T) {
+	t.Parallel()
+	const oldPath, path = "lib/run.js", "lib/main.js"
+	const movedOld, moved = "lib/a.js", "lib/b.js"
+	e := newEnv(t, nil)
+	e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n",
+		path:  "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n",
+		moved: "module.exports = 1;\n"})
+	e.gh.SetContent(baseSHA, oldPath, "const core = require('@actions/core');\n// step\n")
+	e.gh.SetContent(baseSHA, movedOld, "module.exports = 1;\n")
+	e.gh.Inject(githubtest.DiffTooLarge())
+	e.gh.SetFiles(prNum, []githubtest.File{
+		{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
+		{Filename: path, PreviousFilename: oldPath, Status: "renamed"},
+		{Filename: moved, PreviousFilename: movedOld, Status: "renamed"},
+	})
+	o := options()
+	o.Personas, o.Validate = []string{"correctness"}, false
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if res.Partial {
+		t.Errorf("incomplete %q; want the renamed file read and reviewed", res.Incomplete)
+	}
+	reqs := e.model.RequestsFor("correctness")
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
+		t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), path)
+	}
+	for _, x := range res.Coverage.NotReviewed {
+		if x.Path == path {
+			t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
+		}
+	}
+}
