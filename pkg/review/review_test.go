@@ -360,76 +360,52 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 // TestFilesEndpointBinarySource (issue 24): the files endpoint lists a
 // file GitHub calls binary with no patch and no line counts. A .js with a
 // NUL byte is such a file; it is read at the base and the head and
-// reviewed as text, and the personas see its new line.
+// reviewed as text, and the personas see its new line. Renamed as it gets
+// its NUL byte, it is listed like a pure rename (status renamed, no patch,
+// no counts): both are read, and the pure rename shows no change. Neither
+// leaves a change no persona saw behind a clean check.
 func TestFilesEndpointBinarySource(t *testing.T) {
 	t.Parallel()
-	const path = "lib/run.js"
-	e := newEnv(t, nil)
-	e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n",
-		path: "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"})
-	e.gh.SetContent(baseSHA, path, "const core = require('@actions/core');\n// step\n")
-	e.gh.Inject(githubtest.DiffTooLarge())
-	e.gh.SetFiles(prNum, []githubtest.File{
-		{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
-		{Filename: path, Status: "modified"},
-	})
-	o := options()
-	o.Personas, o.Validate = []string{"correctness"}, false
-	res, _, err := e.rv.ReviewPR(context.Background(), o)
-	if err != nil {
-		t.Fatalf("ReviewPR: %v", err)
-	}
-	if res.Partial {
-		t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
-	}
-	reqs := e.model.RequestsFor("correctness")
-	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
-		t.Errorf("correctness requests %d; want one holding lib/run.js's new line", len(reqs))
-	}
-	for _, x := range res.Coverage.NotReviewed {
-		if x.Path == path {
-			t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
-		}
-	}
-}
-
-// TestFilesEndpointRenamedBinarySource: the files endpoint lists a file
-// renamed with a binary change (a .js given a NUL byte as it moves) like
-// a pure rename: status renamed, no patch, no line counts. Both are read
-// at the base and the head: the first is reviewed as text, the second is
-// no change. Neither leaves a change no persona saw behind a clean check.
-func TestFilesEndpointRenamedBinarySource(t *testing.T) {
-	t.Parallel()
-	const oldPath, path = "lib/run.js", "lib/main.js"
-	const movedOld, moved = "lib/a.js", "lib/b.js"
-	e := newEnv(t, nil)
-	e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n",
-		path:  "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n",
-		moved: "module.exports = 1;\n"})
-	e.gh.SetContent(baseSHA, oldPath, "const core = require('@actions/core');\n// step\n")
-	e.gh.SetContent(baseSHA, movedOld, "module.exports = 1;\n")
-	e.gh.Inject(githubtest.DiffTooLarge())
-	e.gh.SetFiles(prNum, []githubtest.File{
-		{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
-		{Filename: path, PreviousFilename: oldPath, Status: "renamed"},
-		{Filename: moved, PreviousFilename: movedOld, Status: "renamed"},
-	})
-	o := options()
-	o.Personas, o.Validate = []string{"correctness"}, false
-	res, _, err := e.rv.ReviewPR(context.Background(), o)
-	if err != nil {
-		t.Fatalf("ReviewPR: %v", err)
-	}
-	if res.Partial {
-		t.Errorf("incomplete %q; want the renamed file read and reviewed", res.Incomplete)
-	}
-	reqs := e.model.RequestsFor("correctness")
-	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
-		t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), path)
-	}
-	for _, x := range res.Coverage.NotReviewed {
-		if x.Path == path {
-			t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
-		}
+	const path, before = "lib/main.js", "const core = require('@actions/core');\n// step\n"
+	const after = "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"
+	for _, tt := range []struct {
+		name, oldPath string
+		entries       []githubtest.File
+	}{
+		{"modified", path, []githubtest.File{{Filename: path, Status: "modified"}}},
+		{"renamed beside a pure rename", "lib/run.js", []githubtest.File{
+			{Filename: path, PreviousFilename: "lib/run.js", Status: "renamed"},
+			{Filename: "lib/b.js", PreviousFilename: "lib/a.js", Status: "renamed"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n", path: after, "lib/b.js": "module.exports = 1;\n"})
+			e.gh.SetContent(baseSHA, tt.oldPath, before)
+			e.gh.SetContent(baseSHA, "lib/a.js", "module.exports = 1;\n")
+			e.gh.Inject(githubtest.DiffTooLarge())
+			e.gh.SetFiles(prNum, append([]githubtest.File{
+				{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
+			}, tt.entries...))
+			o := options()
+			o.Personas, o.Validate = []string{"correctness"}, false
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if res.Partial {
+				t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
+			}
+			reqs := e.model.RequestsFor("correctness")
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
+				t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), path)
+			}
+			for _, x := range res.Coverage.NotReviewed {
+				if x.Path == path {
+					t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
+				}
+			}
+		})
 	}
 }
