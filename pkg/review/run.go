@@ -361,7 +361,7 @@ func applyScope(in runInput, exclude []string) (scope.Scope, error) {
 		ownCode[f.Path()] = true
 	}
 	back := map[string]bool{} // excluded as generated in the delta alone
-	out := scope.Scope{ExecutableLines: sc.ExecutableLines}
+	out := scope.Scope{ExecutableLines: sc.ExecutableLines, Submodules: sc.Submodules}
 	for _, e := range sc.Excluded {
 		if e.Reason == scope.ReasonGenerated && ownCode[e.Path] {
 			back[e.Path] = true
