@@ -562,3 +562,27 @@ func TestValidatorSeesSplitFileWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmCacheFailedWarmUp: a warm-up that fails before any token (a 400,
+// never retried) still releases its round: every other persona is called,
+// and the failed one leaves the review incomplete, never a clean pass.
+func TestWarmCacheFailedWarmUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.calcPR(t)
+	e.model.Script("correctness", llmtest.BadRequest("context length exceeded"))
+	o := options()
+	o.Personas, o.WarmCache = []string{"correctness", "testing", "maintainability"}, true
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	for _, p := range []string{"testing", "maintainability"} {
+		if n := len(e.model.RequestsFor(p)); n != 1 {
+			t.Errorf("%s requests %d; want 1 after the failed warm-up", p, n)
+		}
+	}
+	if !res.Partial || !strings.Contains(strings.Join(res.Incomplete, "; "), "persona correctness failed") {
+		t.Errorf("partial %v (%q); want incomplete: persona correctness failed", res.Partial, res.Incomplete)
+	}
+}
