@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/scope"
@@ -59,7 +60,8 @@ func (rn *reviewRun) binaryFile(e Excluded) *diff.File {
 }
 
 // asText reads both versions of f and returns their change; nil when the
-// new version is binary by its content too and its name is not source.
+// new version is binary by its content too and neither its name nor a #!
+// line makes it source.
 func (rn *reviewRun) asText(ctx context.Context, f *diff.File) (*diff.File, error) {
 	newText, found, err := rn.head(ctx, f.Path())
 	switch {
@@ -68,7 +70,9 @@ func (rn *reviewRun) asText(ctx context.Context, f *diff.File) (*diff.File, erro
 	case !found:
 		return nil, fmt.Errorf("%s is not at the head commit", f.Path())
 	}
-	if !scope.Source(f.Path()) && !scope.LooksLikeText(newText) {
+	// A #! line makes a file a script whatever its name (bin/deploy, a
+	// git hook): source, however many NUL bytes a comment of it holds.
+	if !scope.Source(f.Path()) && !strings.HasPrefix(newText, "#!") && !scope.LooksLikeText(newText) {
 		return nil, nil
 	}
 	oldText := ""
