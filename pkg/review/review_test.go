@@ -419,6 +419,15 @@ func TestFilesEndpointBinarySource(t *testing.T) {
 					t.Errorf("%s listed as not reviewed (%s)", tt.path, x.Reason)
 				}
 			}
+			// Inline comments go on the lines GitHub's diff shows, and it
+			// shows none of a file it calls binary: the Result lists the
+			// file as GitHub does, so no comment is planned on a line
+			// GitHub would refuse (and with it the whole inline review).
+			for _, f := range res.Files {
+				if f.Path() == tt.path && (len(f.Hunks) > 0 || !f.Binary) {
+					t.Errorf("Result lists %s with %d hunks (binary %t); want it as GitHub lists it, binary without lines", tt.path, len(f.Hunks), f.Binary)
+				}
+			}
 		})
 	}
 }
