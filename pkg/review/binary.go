@@ -16,7 +16,11 @@ import (
 // A file that cannot be read leaves the review incomplete: its lines
 // reached no persona. Every such file is read, whatever its name: node
 // loads a required ./x.png as JavaScript all the same.
-func (rn *reviewRun) readBinarySource(ctx context.Context) {
+//
+// It returns, for each file read as text, the diff's own entry of it: what
+// GitHub shows, which has no line to comment on.
+func (rn *reviewRun) readBinarySource(ctx context.Context) map[*diff.File]*diff.File {
+	listed := map[*diff.File]*diff.File{}
 	var keep []Excluded
 	for _, e := range rn.sc.Excluded {
 		f := rn.binaryFile(e)
@@ -37,12 +41,14 @@ func (rn *reviewRun) readBinarySource(ctx context.Context) {
 		default:
 			rn.o.logf("scope: %s: GitHub calls it binary; reviewed as text", e.Path)
 			rn.sc.Files = append(rn.sc.Files, text)
+			listed[text] = f
 			if scope.Executable(text.Path()) {
 				rn.sc.ExecutableLines += text.Added() + text.Deleted()
 			}
 		}
 	}
 	rn.sc.Excluded = keep
+	return listed
 }
 
 // binaryFile is the diff's file behind an exclusion when GitHub called it
