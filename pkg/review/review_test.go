@@ -9,7 +9,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
@@ -429,5 +431,70 @@ func TestFilesEndpointBinarySource(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// overlapping is GitHub whose FileContent calls for paths under dir wait,
+// up to a bound, until two of them are in flight: reads made one by one
+// never meet, and overlapped says so.
+type overlapping struct {
+	review.GitHub
+	dir        string
+	mu         sync.Mutex
+	inFlight   int
+	met        chan struct{}
+	overlapped bool
+}
+
+func (g *overlapping) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {
+	if strings.HasPrefix(path, g.dir) {
+		g.mu.Lock()
+		g.inFlight++
+		if g.inFlight == 2 && !g.overlapped {
+			g.overlapped = true
+			close(g.met)
+		}
+		g.mu.Unlock()
+		select {
+		case <-g.met:
+		case <-time.After(2 * time.Second):
+		}
+		defer func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }()
+	}
+	return g.GitHub.FileContent(ctx, owner, repo, path, ref)
+}
+
+// TestBinaryEntriesReadInParallel: the files GitHub lists without a patch
+// or counts (every pure rename among them, on the files and compare
+// endpoints) are read under the concurrency bound, not one after another:
+// a move of a few hundred files must not cost a few hundred round trips
+// in a row.
+func TestBinaryEntriesReadInParallel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	heads := map[string]string{"pkg/a/x.go": "package a\n"}
+	entries := []githubtest.File{{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"}}
+	for i := range 4 {
+		p := fmt.Sprintf("moved/m%d.js", i)
+		heads[p] = "module.exports = 1;\n"
+		e.gh.SetContent(baseSHA, fmt.Sprintf("lib/m%d.js", i), "module.exports = 1;\n")
+		entries = append(entries, githubtest.File{Filename: p, PreviousFilename: fmt.Sprintf("lib/m%d.js", i), Status: "renamed"})
+	}
+	e.addPR(t, "", heads)
+	e.gh.Inject(githubtest.DiffTooLarge())
+	e.gh.SetFiles(prNum, entries)
+	g := &overlapping{GitHub: e.rv.GitHub, dir: "moved/", met: make(chan struct{})}
+	e.rv.GitHub = g
+	o := options()
+	o.Personas, o.Validate = []string{"correctness"}, false
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if !g.overlapped {
+		t.Errorf("the renamed files were read one after another; want them read in parallel")
+	}
+	if res.Partial {
+		t.Errorf("incomplete %q; want the pure renames read and found unchanged", res.Incomplete)
 	}
 }
