@@ -7,6 +7,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/scope"
+	"golang.org/x/sync/errgroup"
 )
 
 // readBinarySource reviews as text every changed file GitHub calls binary
@@ -20,15 +21,32 @@ import (
 // It returns, for each file read as text, the diff's own entry of it: what
 // GitHub shows, which has no line to comment on.
 func (rn *reviewRun) readBinarySource(ctx context.Context) map[*diff.File]*diff.File {
+	// Read under the concurrency bound (a move of many files lists each
+	// like this on the files and compare endpoints), then settled in order.
+	type read struct {
+		f, text *diff.File
+		err     error
+	}
+	reads := make([]read, len(rn.sc.Excluded))
+	var g errgroup.Group
+	g.SetLimit(max(rn.o.MaxConcurrency, 1))
+	for i, e := range rn.sc.Excluded {
+		if reads[i].f = rn.binaryFile(e); reads[i].f != nil {
+			g.Go(func() error {
+				reads[i].text, reads[i].err = rn.asText(ctx, reads[i].f)
+				return nil
+			})
+		}
+	}
+	_ = g.Wait() // the goroutines return no error
 	listed := map[*diff.File]*diff.File{}
 	var keep []Excluded
-	for _, e := range rn.sc.Excluded {
-		f := rn.binaryFile(e)
+	for i, e := range rn.sc.Excluded {
+		f, text, err := reads[i].f, reads[i].text, reads[i].err
 		if f == nil {
 			keep = append(keep, e)
 			continue
 		}
-		text, err := rn.asText(ctx, f)
 		switch {
 		case err != nil:
 			rn.o.logf("scope: %s: GitHub calls it binary and it could not be read as text: %v", e.Path, err)
