@@ -347,7 +347,10 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 			// and never stream again on this client.
 			c.noStream.Store(true)
 			continue
-		case isAPI && api.Status != http.StatusTooManyRequests && api.Status < 500:
+		case isAPI && api.Status != 0 && api.Status != http.StatusTooManyRequests && api.Status < 500:
+			// Status 0 is an error event inside a stream that began with
+			// 200: the server's fault after the request was taken, retried
+			// below like a 5xx.
 			return "", err
 		}
 		// 429, 5xx, or a transport error: transient.

@@ -964,3 +964,25 @@ func TestStreamRejected(t *testing.T) {
 		t.Errorf("streamed per request: %v; want [true false false]", streamed)
 	}
 }
+
+// A streamed answer that the server ends with an error event ("data:
+// {"error": ...}", the way providers report a fault after the stream has
+// begun) is a transient fault: asked again, not taken for a 4xx refusal
+// that fails the call (and with it the persona).
+func TestStreamErrorEventRetried(t *testing.T) {
+	t.Parallel()
+	s := fakeServer(t)
+	c, _ := newClient(t, s, nil)
+	s.Script("correctness",
+		llmtest.Reply{Content: goodAnswer("correctness"), StreamError: "The server had an error while processing your request."},
+		llmtest.OK(goodAnswer("correctness")))
+	r := request("correctness")
+	r.OnFirstToken = func() {}
+	resp, err := c.Complete(context.Background(), r)
+	if err != nil {
+		t.Fatalf("Complete: %v; want the fault retried", err)
+	}
+	if resp.Attempts != 2 || resp.Repaired || !strings.Contains(string(resp.JSON), `"confidence":75`) {
+		t.Errorf("attempts %d, repaired %t, JSON %s; want the answer of a second attempt, no repair", resp.Attempts, resp.Repaired, resp.JSON)
+	}
+}

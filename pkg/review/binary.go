@@ -3,9 +3,11 @@ package review
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/scope"
+	"golang.org/x/sync/errgroup"
 )
 
 // readBinarySource reviews as text every changed file GitHub calls binary
@@ -15,15 +17,36 @@ import (
 // A file that cannot be read leaves the review incomplete: its lines
 // reached no persona. Every such file is read, whatever its name: node
 // loads a required ./x.png as JavaScript all the same.
-func (rn *reviewRun) readBinarySource(ctx context.Context) {
+//
+// It returns, for each file read as text, the diff's own entry of it: what
+// GitHub shows, which has no line to comment on.
+func (rn *reviewRun) readBinarySource(ctx context.Context) map[*diff.File]*diff.File {
+	// Read under the concurrency bound (a move of many files lists each
+	// like this on the files and compare endpoints), then settled in order.
+	type read struct {
+		f, text *diff.File
+		err     error
+	}
+	reads := make([]read, len(rn.sc.Excluded))
+	var g errgroup.Group
+	g.SetLimit(max(rn.o.MaxConcurrency, 1))
+	for i, e := range rn.sc.Excluded {
+		if reads[i].f = rn.binaryFile(e); reads[i].f != nil {
+			g.Go(func() error {
+				reads[i].text, reads[i].err = rn.asText(ctx, reads[i].f)
+				return nil
+			})
+		}
+	}
+	_ = g.Wait() // the goroutines return no error
+	listed := map[*diff.File]*diff.File{}
 	var keep []Excluded
-	for _, e := range rn.sc.Excluded {
-		f := rn.binaryFile(e)
+	for i, e := range rn.sc.Excluded {
+		f, text, err := reads[i].f, reads[i].text, reads[i].err
 		if f == nil {
 			keep = append(keep, e)
 			continue
 		}
-		text, err := rn.asText(ctx, f)
 		switch {
 		case err != nil:
 			rn.o.logf("scope: %s: GitHub calls it binary and it could not be read as text: %v", e.Path, err)
@@ -36,12 +59,14 @@ func (rn *reviewRun) readBinarySource(ctx context.Context) {
 		default:
 			rn.o.logf("scope: %s: GitHub calls it binary; reviewed as text", e.Path)
 			rn.sc.Files = append(rn.sc.Files, text)
+			listed[text] = f
 			if scope.Executable(text.Path()) {
 				rn.sc.ExecutableLines += text.Added() + text.Deleted()
 			}
 		}
 	}
 	rn.sc.Excluded = keep
+	return listed
 }
 
 // binaryFile is the diff's file behind an exclusion when GitHub called it
@@ -59,7 +84,8 @@ func (rn *reviewRun) binaryFile(e Excluded) *diff.File {
 }
 
 // asText reads both versions of f and returns their change; nil when the
-// new version is binary by its content too and its name is not source.
+// new version is binary by its content too and neither its name nor a #!
+// line makes it source.
 func (rn *reviewRun) asText(ctx context.Context, f *diff.File) (*diff.File, error) {
 	newText, found, err := rn.head(ctx, f.Path())
 	switch {
@@ -68,7 +94,9 @@ func (rn *reviewRun) asText(ctx context.Context, f *diff.File) (*diff.File, erro
 	case !found:
 		return nil, fmt.Errorf("%s is not at the head commit", f.Path())
 	}
-	if !scope.Source(f.Path()) && !scope.LooksLikeText(newText) {
+	// A #! line makes a file a script whatever its name (bin/deploy, a
+	// git hook): source, however many NUL bytes a comment of it holds.
+	if !scope.Source(f.Path()) && !strings.HasPrefix(newText, "#!") && !scope.LooksLikeText(newText) {
 		return nil, nil
 	}
 	oldText := ""

@@ -197,6 +197,7 @@ func TestValidatorPerFile(t *testing.T) {
 	t.Parallel()
 	const (
 		tKeep, tLower, tRefute, tForgot, tRaise = "Kept overflow", "Lowered overflow", "Refuted overflow", "Forgotten overflow", "Raised overflow"
+		tTwice                                  = "Twice-judged overflow"
 	)
 	e := newEnv(t, nil)
 	e.helpersPR(t, 30, "pkg/a/x.go", "pkg/a/y.go")
@@ -210,6 +211,7 @@ func TestValidatorPerFile(t *testing.T) {
 		f(tLower, finding.P1, "pkg/a/x.go", 8, 100, line(8)),
 		f(tRefute, finding.P1, "pkg/a/x.go", 13, 100, line(13)),
 		f(tForgot, finding.P1, "pkg/a/x.go", 18, 100, line(18)),
+		f(tTwice, finding.P1, "pkg/a/x.go", 23, 100, line(23)),
 		f(tRaise, finding.P2, "pkg/a/y.go", 5, 100, line(5)),
 	}, nil, nil)))
 	var mu sync.Mutex
@@ -238,6 +240,12 @@ func TestValidatorPerFile(t *testing.T) {
 				out = append(out, map[string]any{"finding": m[1], "validated": false, "reason": "Guarded on line 2."})
 			case tRaise:
 				out = append(out, map[string]any{"finding": m[1], "validated": true, "reason": "Real.", "severity": "P0"})
+			case tTwice:
+				// Two verdicts for one id, and one for an id the
+				// request does not hold: neither may confirm anything.
+				out = append(out, map[string]any{"finding": m[1], "validated": true, "reason": "Real."},
+					map[string]any{"finding": m[1], "validated": false, "reason": "Not real."},
+					map[string]any{"finding": "F99", "validated": true, "reason": "Real."})
 			}
 		}
 		mu.Lock()
@@ -274,8 +282,8 @@ func TestValidatorPerFile(t *testing.T) {
 		}
 	}
 	slices.SortFunc(batches, func(a, b []string) int { return len(b) - len(a) })
-	if len(batches) != 2 || len(batches[0]) != 4 || len(batches[1]) != 1 {
-		t.Errorf("batches: %q; want the 4 findings of x.go together and y.go's alone", batches)
+	if len(batches) != 2 || len(batches[0]) != 5 || len(batches[1]) != 1 {
+		t.Errorf("batches: %q; want the 5 findings of x.go together and y.go's alone", batches)
 	}
 	got := map[string]finding.Severity{}
 	for _, x := range res.Findings {
@@ -292,8 +300,9 @@ func TestValidatorPerFile(t *testing.T) {
 	for _, r := range res.Coverage.Rejections {
 		reasons[r.Title] = r.Reason
 	}
-	if reasons[tRefute] != "Guarded on line 2." || !strings.HasPrefix(reasons[tForgot], "validator failed (no verdict") || len(reasons) != 2 {
-		t.Errorf("rejections: %v; want the refutation and a missing verdict", reasons)
+	if reasons[tRefute] != "Guarded on line 2." || !strings.HasPrefix(reasons[tForgot], "validator failed (no verdict") ||
+		!strings.HasPrefix(reasons[tTwice], "validator failed (two verdicts") || len(reasons) != 3 {
+		t.Errorf("rejections: %v; want the refutation, a missing verdict and a doubled one", reasons)
 	}
 	// A finding the batch left without a verdict was not validated: the
 	// review is incomplete and says so (green means reviewed).
@@ -560,5 +569,29 @@ func TestValidatorSeesSplitFileWhole(t *testing.T) {
 				t.Errorf("per finding: want the base version of the cited region:\n%.3000s", all)
 			}
 		})
+	}
+}
+
+// TestWarmCacheFailedWarmUp: a warm-up that fails before any token (a 400,
+// never retried) still releases its round: every other persona is called,
+// and the failed one leaves the review incomplete, never a clean pass.
+func TestWarmCacheFailedWarmUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.calcPR(t)
+	e.model.Script("correctness", llmtest.BadRequest("context length exceeded"))
+	o := options()
+	o.Personas, o.WarmCache = []string{"correctness", "testing", "maintainability"}, true
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	for _, p := range []string{"testing", "maintainability"} {
+		if n := len(e.model.RequestsFor(p)); n != 1 {
+			t.Errorf("%s requests %d; want 1 after the failed warm-up", p, n)
+		}
+	}
+	if !res.Partial || !strings.Contains(strings.Join(res.Incomplete, "; "), "persona correctness failed") {
+		t.Errorf("partial %v (%q); want incomplete: persona correctness failed", res.Partial, res.Incomplete)
 	}
 }

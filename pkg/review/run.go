@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -137,11 +138,18 @@ func (rn *reviewRun) scope(ctx context.Context) error {
 		return err
 	}
 	rn.sc = sc
-	rn.readBinarySource(ctx)
+	listed := rn.readBinarySource(ctx)
 	sc = rn.sc
 	res.Submodules = sc.Submodules
 	rn.notReviewed = append(rn.notReviewed, sc.Excluded...)
-	res.Files = sc.Files
+	// The Result's files place inline comments and fingerprints on the
+	// lines GitHub's diff shows: a file GitHub calls binary keeps its own
+	// entry there, without lines, although its text went to the personas
+	// (a comment on a line GitHub does not show fails the whole review).
+	res.Files = make([]*diff.File, len(sc.Files))
+	for i, f := range sc.Files {
+		res.Files[i] = cmp.Or(listed[f], f)
+	}
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 	return nil
 }
@@ -361,7 +369,7 @@ func applyScope(in runInput, exclude []string) (scope.Scope, error) {
 		ownCode[f.Path()] = true
 	}
 	back := map[string]bool{} // excluded as generated in the delta alone
-	out := scope.Scope{ExecutableLines: sc.ExecutableLines}
+	out := scope.Scope{ExecutableLines: sc.ExecutableLines, Submodules: sc.Submodules}
 	for _, e := range sc.Excluded {
 		if e.Reason == scope.ReasonGenerated && ownCode[e.Path] {
 			back[e.Path] = true

@@ -21,6 +21,13 @@ import (
 //     (a defect IN a test is a defect, never folded);
 //   - the defect is not itself a test gap, is on the same file, and its
 //     line is within DedupeWindow of the gap's;
+//   - the defect is at least as severe and as sure as the gap, and demotion
+//     would not drop it where it would keep the gap (holds): the gap then
+//     shares the defect's fate without losing anything by it. A "gap" is
+//     one by its words, and the PR's author names the code those words
+//     come from (an X-Test-Mode header makes "Auth bypassed in test mode"
+//     a test gap); folded into a maintainability P3 or a finding below the
+//     bar, a P0 would be dropped before the validator saw it;
 //   - the two name the same thing: the gap's title, once the words that only
 //     say "a test is missing" are set aside (foldNoise), shares at least
 //     FoldWords words with the defect's title and reason, or every one of its
@@ -101,7 +108,7 @@ func fold(gs []group, dropped map[string]int) ([]group, int) {
 		subj := gapSubject(g.f)
 		best, bestShared := -1, 0
 		for j, d := range gs {
-			if gap[j] || d.f.File != g.f.File || abs(d.f.Line-g.f.Line) > DedupeWindow {
+			if gap[j] || d.f.File != g.f.File || abs(d.f.Line-g.f.Line) > DedupeWindow || !holds(d.f, g.f) {
 				continue
 			}
 			about := bagOfWords(d.f.Title + " " + d.f.WhyItMatters)
@@ -139,6 +146,15 @@ func fold(gs []group, dropped map[string]int) ([]group, int) {
 		}
 	}
 	return keep, folded
+}
+
+// holds reports whether defect d can carry test gap g: d is at least as
+// severe and as sure as g (so the gate passes d wherever it passes g), and
+// demotion drops d only where it drops g too. Folded, g goes wherever d
+// goes; it must never go somewhere it would not have gone alone.
+func holds(d, g finding.Finding) bool {
+	return d.Severity.Rank() <= g.Severity.Rank() && d.Confidence >= g.Confidence &&
+		(!shouldDemote(d) || shouldDemote(g))
 }
 
 func abs(n int) int {

@@ -253,3 +253,50 @@ func TestFoldOrderFree(t *testing.T) {
 		t.Errorf("test gap by %v, folded %d, duplicates %d; want both gaps on the one line", ga.Reviewers, a.Folded, a.DroppedByReason[ReasonDuplicate])
 	}
 }
+
+// TestFoldNeverLosesASevereFinding: a finding is a test gap by its words
+// ("test" in the title), and the PR's author names the code those words
+// come from (an X-Test-Mode header). Folded into a weaker finding nearby,
+// it would share that finding's fate: dropped below the bar, or demoted
+// as maintainability's P3, before the validator ever saw it. A gap folds
+// only into a defect at least as severe and as sure, that demotion would
+// not drop where it would keep the gap.
+func TestFoldNeverLosesASevereFinding(t *testing.T) {
+	handler := modified("auth/handler.go", 40,
+		"func authenticate(r *http.Request) bool {",
+		"+\tif r.Header.Get(\"X-Test-Mode\") == \"1\" {",
+		"+\t\treturn true",
+		"+\t}",
+		"\treturn checkToken(r.Header.Get(\"Authorization\"))",
+		"}",
+	)
+	bypass := fnd("Authentication bypassed when the test-mode header is set", "auth/handler.go", 41, finding.P0, 100,
+		why("Any caller that sends X-Test-Mode: 1 skips the token check of the authentication header and is let in."),
+		evidence(`if r.Header.Get("X-Test-Mode") == "1" {`))
+	tests := []struct {
+		name string
+		host PersonaResult
+	}{
+		{"a maintainability P3 that demotion drops", res("maintainability", fnd("Authentication header check split in two places", "auth/handler.go", 42, finding.P3, 100,
+			why("The authentication decision now reads the header in two places; keep it in one."),
+			evidence("return true")))},
+		{"a correctness P0 below the bar", res("correctness", fnd("Authentication header read before the token check", "auth/handler.go", 42, finding.P0, 50,
+			why("The authentication header is consulted before the token; the order looks off."),
+			evidence("return true")))},
+		{"a correctness P2 that passes the gate", res("correctness", fnd("Authentication header check returns early", "auth/handler.go", 42, finding.P2, 100,
+			why("The authentication header branch returns before logging."),
+			evidence("return true")))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := Synthesize(Input{Files: []*diff.File{handler}, Mode: ModeComment,
+				Results: []PersonaResult{res("security", bypass), tt.host}})
+			if out.Folded != 0 {
+				t.Errorf("folded %d; want the P0 left a finding of its own", out.Folded)
+			}
+			if !slices.ContainsFunc(out.Gated, func(f finding.Finding) bool { return f.Title == bypass.Title && f.TestGap == nil }) {
+				t.Errorf("gated %+v; want the P0 %q on its own, for the validator", out.Gated, bypass.Title)
+			}
+		})
+	}
+}

@@ -141,18 +141,20 @@ func compareBool(a, b bool) int {
 }
 
 func compareTestGap(a, b *finding.TestGap) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return cmp.Or(strings.Compare(a.Title, b.Title), slices.Compare(a.Reviewers, b.Reviewers))
+	return compareSet(a, b, func(a, b *finding.TestGap) int {
+		return cmp.Or(strings.Compare(a.Title, b.Title), slices.Compare(a.Reviewers, b.Reviewers))
+	})
 }
 
 func compareValidation(a, b *finding.Validation) int {
+	return compareSet(a, b, func(a, b *finding.Validation) int {
+		return cmp.Or(compareBool(a.Validated, b.Validated), strings.Compare(a.Reason, b.Reason))
+	})
+}
+
+// compareSet orders an unset (nil) optional part before a set one, and
+// two set ones by fields.
+func compareSet[T any](a, b *T, fields func(a, b *T) int) int {
 	switch {
 	case a == nil && b == nil:
 		return 0
@@ -161,7 +163,7 @@ func compareValidation(a, b *finding.Validation) int {
 	case b == nil:
 		return 1
 	}
-	return cmp.Or(compareBool(a.Validated, b.Validated), strings.Compare(a.Reason, b.Reason))
+	return fields(a, b)
 }
 
 // Sort puts findings in report order: severity (P0 first), anchor

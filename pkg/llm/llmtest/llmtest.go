@@ -61,6 +61,10 @@ type Reply struct {
 	// Whole answers a streamed request with one whole JSON answer, as a
 	// server that ignores "stream" does.
 	Whole bool
+	// StreamError, when set, ends a streamed answer after its first piece
+	// of content with an error event of this message (type server_error),
+	// the way providers report a fault once the stream has begun.
+	StreamError string
 }
 
 // Request is one request the server received.
@@ -587,6 +591,11 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, seq int, req Re
 		}
 		send(delta(map[string]any{"content": rest[:n]}, nil), nil)
 		rest = rest[n:]
+		if reply.StreamError != "" {
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": reply.StreamError, "type": "server_error", "param": nil, "code": nil}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			return
+		}
 	}
 	send(delta(map[string]any{}, "stop"), nil)
 	if req.IncludeUsage {
