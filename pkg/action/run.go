@@ -113,11 +113,23 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	// Everything before publishing, GitHub reads included, runs under the
+	// run's deadline less the publishing reserve: a stalled read cannot
+	// outlast the job's own timeout, which would end the run with nothing
+	// posted.
+	parent := ctx
+	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
+	defer cancelReview()
+
 	if ev.Commenter != "" {
 		// The /anchor-review command: one read of its author's permission,
 		// before anything else (no reaction, no model call for anyone
 		// without write access).
-		ev.Authorize(d.GitHub.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter))
+		perm, err := d.GitHub.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter)
+		if err != nil && errors.Is(context.Cause(ctx), ErrDeadline) {
+			err = fmt.Errorf("%w: %w", ErrDeadline, err)
+		}
+		ev.Authorize(perm, err)
 	}
 	if !ev.Review {
 		d.Actions.Noticef("anchor-review: %s", escapeLine(ev.Notice))
@@ -135,14 +147,6 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
-
-	// Everything before publishing, GitHub reads included, runs under the
-	// run's deadline less the publishing reserve: a stalled read cannot
-	// outlast the job's own timeout, which would end the run with nothing
-	// posted.
-	parent := ctx
-	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
-	defer cancelReview()
 
 	if ev.CommentID != 0 {
 		// Acknowledge the /anchor-review command before the review starts;
