@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -56,7 +57,24 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		// run's page shows it, not only in the raw log.
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	if cfg.APIKey == "" && wantedKey(err) && noSecrets(cfg, getenv) {
+		// api-key is optional for a base-url other than OpenAI's, so a run
+		// without secrets reaches an endpoint that wants one: say why the
+		// key is empty here, as the default endpoint's refusal does.
+		a.Errorf("%s", noSecretsKey)
+	}
 	return err
+}
+
+// noSecretsKey says why api-key is empty on a run GitHub gives no secrets,
+// and what to do.
+const noSecretsKey = "api-key is empty and the model endpoint wants one: GitHub gives no secrets to runs for fork and Dependabot pull requests " +
+	"(add the key to Dependabot secrets; for a fork, a maintainer comments /anchor-review, whose run has the key, or see the README on pull_request_target)"
+
+// wantedKey reports whether err is the model endpoint's 401.
+func wantedKey(err error) bool {
+	var ae *llm.APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusUnauthorized
 }
 
 // noSecretsRun reports whether err is only an empty api-key on a run that
@@ -64,9 +82,12 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 // triggered. Such a run still gets the skip pre-check.
 func noSecretsRun(cfg action.Config, err error, getenv func(string) string) bool {
 	var ce *action.ConfigError
-	if !errors.As(err, &ce) || !ce.Only("api-key") {
-		return false
-	}
+	return errors.As(err, &ce) && ce.Only("api-key") && noSecrets(cfg, getenv)
+}
+
+// noSecrets reports whether GitHub gives this run no secrets: a pull
+// request from a fork, or one Dependabot triggered, that needs a review.
+func noSecrets(cfg action.Config, getenv func(string) string) bool {
 	ev, everr := action.ReadEvent(cfg, os.ReadFile)
 	if everr != nil || !ev.Review {
 		return false
