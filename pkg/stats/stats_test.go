@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,33 @@ func TestReviewedBeforeThePeriod(t *testing.T) {
 	}
 	if r.Totals.PullRequests != 1 || r.Totals.Reviewed != 0 || r.Totals.WithoutReport != 1 {
 		t.Errorf("totals %+v; want the PR listed, not reviewed in the period", r.Totals)
+	}
+}
+
+// TestMarkdownDefusesRecordedText: a report comment's metadata is ours,
+// but anyone with write access can edit a bot's comment, and another
+// workflow posting as the same bot can echo PR text: a persona name or an
+// unreadable line's text is data. Wherever the job summary shows it (the
+// table, the suggestion, the too-few list, the unreadable note) it is no
+// link, image or HTML.
+func TestMarkdownDefusesRecordedText(t *testing.T) {
+	link, img := "[docs](https://evil.example/x)", "<img src=https://evil.example/x.png>"
+	r := &Report{Repository: "octocat/Hello-World", MinFindings: 20, MinRate: 0.1,
+		Totals: Totals{Reviewed: 2, Reviews: 2, UnreadableReports: 1},
+		Personas: []Persona{
+			{Name: link, Reviews: 1, Posted: 25, ActedOn: 0},
+			{Name: img, Reviews: 1, Posted: 3, ActedOn: 0},
+		},
+		Unreadable: []string{`#3: report metadata: verdict "` + img + `" is not one of ready`},
+	}
+	r.suggest([]string{"correctness"})
+	md := r.Markdown()
+	for _, bad := range []string{"](https://", "<img"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("the Markdown holds %q:\n%s", bad, md)
+		}
+	}
+	if r.Suggestion != nil && slices.Contains(r.Suggestion.Personas, link) {
+		t.Errorf("the suggested personas list %q, which no configuration can name", link)
 	}
 }
