@@ -36,7 +36,7 @@ func TestNoSecretsRuns(t *testing.T) {
 		{name: "dependabot PR without a trivial title", pr: githubtest.PR{Title: "Bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
 			actor: "dependabot[bot]", wantExit: 2, want: []string{"::error::", "api-key", "Dependabot"}},
 		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
-			want: []string{"::error::", "api-key", "fork"}},
+			want: []string{"::error::", "api-key", "fork", "comments /anchor-review"}},
 		{name: "fork draft", pr: githubtest.PR{Draft: true}, fork: true, actor: "forker", wantExit: 0, want: []string{"skipped"}},
 		// pull_request_target runs get secrets even for forks: an empty key
 		// there is a configuration error before any request.

@@ -95,6 +95,11 @@ func publishReserve(deadline time.Duration) time.Duration {
 	return min(2*time.Minute, deadline/5)
 }
 
+// NoSecrets says why api-key is empty on a fork's or Dependabot's run, and
+// what to do: the README's intended path for a fork first.
+const NoSecrets = "GitHub gives no secrets to runs for fork and Dependabot pull requests " +
+	"(add the key to Dependabot secrets; for a fork, a maintainer comments /anchor-review, whose run has the key, or see the README on pull_request_target)"
+
 // Run is the action: event → review → report → publish → outputs. The
 // returned error carries the exit class (ErrBlocking, ErrUsage,
 // ErrCannotRun) or is nil for success, neutral and skipped runs.
@@ -200,7 +205,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if errors.Is(err, review.ErrNeedsModel) {
-		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
+		msg := "api-key is empty and this pull request needs a review: " + NoSecrets
 		d.Actions.Errorf("%s", msg)
 		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
 		setNotReviewed(d.Actions)

@@ -61,15 +61,10 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		// api-key is optional for a base-url other than OpenAI's, so a run
 		// without secrets reaches an endpoint that wants one: say why the
 		// key is empty here, as the default endpoint's refusal does.
-		a.Errorf("%s", noSecretsKey)
+		a.Errorf("api-key is empty and the model endpoint wants one: %s", action.NoSecrets)
 	}
 	return err
 }
-
-// noSecretsKey says why api-key is empty on a run GitHub gives no secrets,
-// and what to do.
-const noSecretsKey = "api-key is empty and the model endpoint wants one: GitHub gives no secrets to runs for fork and Dependabot pull requests " +
-	"(add the key to Dependabot secrets; for a fork, a maintainer comments /anchor-review, whose run has the key, or see the README on pull_request_target)"
 
 // wantedKey reports whether err is the model endpoint's 401.
 func wantedKey(err error) bool {
