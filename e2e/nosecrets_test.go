@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 )
 
 // TestNoSecretsRuns: GitHub gives no secrets to runs for fork and
@@ -35,7 +36,7 @@ func TestNoSecretsRuns(t *testing.T) {
 		{name: "dependabot PR without a trivial title", pr: githubtest.PR{Title: "Bump x from 1 to 2", Body: "Release notes...", Author: "dependabot[bot]"},
 			actor: "dependabot[bot]", wantExit: 2, want: []string{"::error::", "api-key", "Dependabot"}},
 		{name: "fork PR needing a review", pr: githubtest.PR{}, fork: true, actor: "forker", wantExit: 2,
-			want: []string{"::error::", "api-key", "fork"}},
+			want: []string{"::error::", "api-key", "fork", "comments /anchor-review"}},
 		{name: "fork draft", pr: githubtest.PR{Draft: true}, fork: true, actor: "forker", wantExit: 0, want: []string{"skipped"}},
 		// pull_request_target runs get secrets even for forks: an empty key
 		// there is a configuration error before any request.
@@ -142,5 +143,32 @@ func forkEvent(t *testing.T, path string) {
 	}
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoSecretsForkWithAnotherEndpoint: api-key is optional for a base-url
+// other than OpenAI's (a model server beside the job may want none), so a
+// fork's run without secrets goes on to the review. An endpoint that does
+// want a key answers 401: the run stops naming api-key, and says why the
+// key is empty there (GitHub gives a fork's run no secrets) and what to do,
+// as it does for the default endpoint.
+func TestNoSecretsForkWithAnotherEndpoint(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr := s.addPR(githubtest.PR{})
+	s.model.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Unauthorized() })
+	s.event("pull_request", "pull_request.opened", pr)
+	forkEvent(t, s.env["GITHUB_EVENT_PATH"])
+
+	r := s.run(map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": "http://gateway.internal:8080/v1", "HTTP_PROXY": s.model.URL, "GITHUB_ACTOR": "forker"})
+
+	if r.exit != 3 {
+		t.Errorf("exit %d; want 3 (the endpoint refused the run)%s", r.exit, r.logs())
+	}
+	log := r.stdout + r.stderr
+	for _, w := range []string{"::error::", "api-key", "fork", "/anchor-review"} {
+		if !strings.Contains(log, w) {
+			t.Errorf("log lacks %q%s", w, r.logs())
+		}
 	}
 }

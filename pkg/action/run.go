@@ -95,6 +95,11 @@ func publishReserve(deadline time.Duration) time.Duration {
 	return min(2*time.Minute, deadline/5)
 }
 
+// NoSecrets says why api-key is empty on a fork's or Dependabot's run, and
+// what to do: the README's intended path for a fork first.
+const NoSecrets = "GitHub gives no secrets to runs for fork and Dependabot pull requests " +
+	"(add the key to Dependabot secrets; for a fork, a maintainer comments /anchor-review, whose run has the key, or see the README on pull_request_target)"
+
 // Run is the action: event → review → report → publish → outputs. The
 // returned error carries the exit class (ErrBlocking, ErrUsage,
 // ErrCannotRun) or is nil for success, neutral and skipped runs.
@@ -113,11 +118,23 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	// Everything before publishing, GitHub reads included, runs under the
+	// run's deadline less the publishing reserve: a stalled read cannot
+	// outlast the job's own timeout, which would end the run with nothing
+	// posted.
+	parent := ctx
+	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
+	defer cancelReview()
+
 	if ev.Commenter != "" {
 		// The /anchor-review command: one read of its author's permission,
 		// before anything else (no reaction, no model call for anyone
 		// without write access).
-		ev.Authorize(d.GitHub.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter))
+		perm, err := d.GitHub.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter)
+		if err != nil && errors.Is(context.Cause(ctx), ErrDeadline) {
+			err = fmt.Errorf("%w: %w", ErrDeadline, err)
+		}
+		ev.Authorize(perm, err)
 	}
 	if !ev.Review {
 		d.Actions.Noticef("anchor-review: %s", escapeLine(ev.Notice))
@@ -135,14 +152,6 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
-
-	// Everything before publishing, GitHub reads included, runs under the
-	// run's deadline less the publishing reserve: a stalled read cannot
-	// outlast the job's own timeout, which would end the run with nothing
-	// posted.
-	parent := ctx
-	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
-	defer cancelReview()
 
 	if ev.CommentID != 0 {
 		// Acknowledge the /anchor-review command before the review starts;
@@ -196,7 +205,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if errors.Is(err, review.ErrNeedsModel) {
-		msg := "api-key is empty and this pull request needs a review: GitHub gives no secrets to runs for fork and Dependabot pull requests (add the key to Dependabot secrets, or see the README on pull_request_target)"
+		msg := "api-key is empty and this pull request needs a review: " + NoSecrets
 		d.Actions.Errorf("%s", msg)
 		d.Actions.AddStepSummary("anchor-review: not reviewed: " + msg)
 		setNotReviewed(d.Actions)

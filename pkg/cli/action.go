@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -56,7 +57,19 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		// run's page shows it, not only in the raw log.
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	if cfg.APIKey == "" && wantedKey(err) && noSecrets(cfg, getenv) {
+		// api-key is optional for a base-url other than OpenAI's, so a run
+		// without secrets reaches an endpoint that wants one: say why the
+		// key is empty here, as the default endpoint's refusal does.
+		a.Errorf("api-key is empty and the model endpoint wants one: %s", action.NoSecrets)
+	}
 	return err
+}
+
+// wantedKey reports whether err is the model endpoint's 401.
+func wantedKey(err error) bool {
+	var ae *llm.APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusUnauthorized
 }
 
 // noSecretsRun reports whether err is only an empty api-key on a run that
@@ -64,9 +77,12 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 // triggered. Such a run still gets the skip pre-check.
 func noSecretsRun(cfg action.Config, err error, getenv func(string) string) bool {
 	var ce *action.ConfigError
-	if !errors.As(err, &ce) || !ce.Only("api-key") {
-		return false
-	}
+	return errors.As(err, &ce) && ce.Only("api-key") && noSecrets(cfg, getenv)
+}
+
+// noSecrets reports whether GitHub gives this run no secrets: a pull
+// request from a fork, or one Dependabot triggered, that needs a review.
+func noSecrets(cfg action.Config, getenv func(string) string) bool {
 	ev, everr := action.ReadEvent(cfg, os.ReadFile)
 	if everr != nil || !ev.Review {
 		return false

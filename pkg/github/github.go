@@ -322,16 +322,37 @@ func (c *Client) ReviewComments(ctx context.Context, owner, repo string, n int) 
 // converting every item; op names the request in an error.
 func allPages[T any](op string, conv func(T) Comment, list func(page int) ([]T, *gh.Response, error)) ([]Comment, error) {
 	var out []Comment
+	err := eachPage(op, list, func(it T) error {
+		out = append(out, conv(it))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachPage follows GitHub's pagination from the first page to the last,
+// handing every item to visit as its page arrives, so a long listing never
+// sits in memory at once. A visit that returns ErrStop ends the listing
+// without an error; any other error ends it with that error. op names the
+// request in an error.
+func eachPage[T any](op string, list func(page int) ([]T, *gh.Response, error), visit func(T) error) error {
 	for page := 0; ; {
 		items, resp, err := list(page)
 		if err != nil {
-			return nil, classify(op, "", err)
+			return classify(op, "", err)
 		}
 		for _, it := range items {
-			out = append(out, conv(it))
+			if err := visit(it); err != nil {
+				if errors.Is(err, ErrStop) {
+					return nil
+				}
+				return err
+			}
 		}
 		if resp.NextPage == 0 {
-			return out, nil
+			return nil
 		}
 		page = resp.NextPage
 	}

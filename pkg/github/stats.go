@@ -32,84 +32,46 @@ var ErrStop = errors.New("github: stop listing")
 // state, most recently updated first, down to the first one updated before
 // since (where the listing stops: the rest are older).
 func (c *Client) EachPullUpdatedSince(ctx context.Context, owner, repo string, since time.Time, visit func(PullSummary) error) error {
-	op := fmt.Sprintf("list pull requests of %s/%s", owner, repo)
-	opt := &gh.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: gh.ListOptions{PerPage: perPage}}
-	for {
-		page, resp, err := c.gh.PullRequests.List(ctx, owner, repo, opt)
-		if err != nil {
-			return classify(op, "", err)
-		}
-		for _, p := range page {
+	return eachPage(fmt.Sprintf("list pull requests of %s/%s", owner, repo),
+		func(page int) ([]*gh.PullRequest, *gh.Response, error) {
+			opt := &gh.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.PullRequests.List(ctx, owner, repo, opt)
+		},
+		func(p *gh.PullRequest) error {
 			s := PullSummary{
 				Number: p.GetNumber(), State: p.GetState(), Merged: p.MergedAt != nil, HeadSHA: p.GetHead().GetSHA(),
 				CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time,
 			}
 			if s.UpdatedAt.Before(since) {
-				return nil
+				return ErrStop
 			}
-			if err := visit(s); err != nil {
-				return stopped(err)
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil
-		}
-		opt.Page = resp.NextPage
-	}
+			return visit(s)
+		})
 }
 
 // EachRepoIssueComment visits every conversation comment of the
 // repository's issues and pull requests updated at or after since, oldest
 // update first. Each carries its PR number (Issue) and reaction counts.
 func (c *Client) EachRepoIssueComment(ctx context.Context, owner, repo string, since time.Time, visit func(Comment) error) error {
-	op := fmt.Sprintf("list the issue comments of %s/%s", owner, repo)
-	sort, dir := "updated", "asc"
-	opt := &gh.IssueListCommentsOptions{Sort: &sort, Direction: &dir, Since: &since, ListOptions: gh.ListOptions{PerPage: perPage}}
-	for {
-		page, resp, err := c.gh.Issues.ListComments(ctx, owner, repo, 0, opt)
-		if err != nil {
-			return classify(op, "", err)
-		}
-		for _, ic := range page {
-			if err := visit(issueComment(ic)); err != nil {
-				return stopped(err)
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil
-		}
-		opt.Page = resp.NextPage
-	}
+	return eachPage(fmt.Sprintf("list the issue comments of %s/%s", owner, repo),
+		func(page int) ([]*gh.IssueComment, *gh.Response, error) {
+			sort, dir := "updated", "asc"
+			opt := &gh.IssueListCommentsOptions{Sort: &sort, Direction: &dir, Since: &since, ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.Issues.ListComments(ctx, owner, repo, 0, opt)
+		},
+		func(ic *gh.IssueComment) error { return visit(issueComment(ic)) })
 }
 
 // EachRepoReviewComment visits every review (line) comment of the
 // repository's pull requests updated at or after since, oldest update
 // first, with its PR number (Issue) and reaction counts.
 func (c *Client) EachRepoReviewComment(ctx context.Context, owner, repo string, since time.Time, visit func(Comment) error) error {
-	op := fmt.Sprintf("list the review comments of %s/%s", owner, repo)
-	opt := &gh.PullRequestListCommentsOptions{Sort: "updated", Direction: "asc", Since: since, ListOptions: gh.ListOptions{PerPage: perPage}}
-	for {
-		page, resp, err := c.gh.PullRequests.ListComments(ctx, owner, repo, 0, opt)
-		if err != nil {
-			return classify(op, "", err)
-		}
-		for _, rc := range page {
-			if err := visit(reviewComment(rc)); err != nil {
-				return stopped(err)
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil
-		}
-		opt.Page = resp.NextPage
-	}
-}
-
-func stopped(err error) error {
-	if errors.Is(err, ErrStop) {
-		return nil
-	}
-	return err
+	return eachPage(fmt.Sprintf("list the review comments of %s/%s", owner, repo),
+		func(page int) ([]*gh.PullRequestComment, *gh.Response, error) {
+			opt := &gh.PullRequestListCommentsOptions{Sort: "updated", Direction: "asc", Since: since, ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.PullRequests.ListComments(ctx, owner, repo, 0, opt)
+		},
+		func(rc *gh.PullRequestComment) error { return visit(reviewComment(rc)) })
 }
 
 // numberFrom reads the issue or pull request number that ends an API URL

@@ -51,8 +51,11 @@ const (
 	MaxHeads = 20
 	// MaxTitle is the most runes of a finding's title recorded.
 	MaxTitle = 120
-	// MaxUsage is the most personas the running usage totals record.
-	MaxUsage = 24
+	// MaxUsage is the most personas the running usage totals record:
+	// every shipped persona (15) and as many custom ones as the
+	// configuration file allows (10), with room for more shipped ones
+	// (pkg/action's TestUsageRecordsEveryPersona holds it to that).
+	MaxUsage = 32
 	// MaxResolved is the most resolved findings recorded (the newest);
 	// the per-persona ActedOn counts stay exact beyond it.
 	MaxResolved = 20

@@ -147,10 +147,14 @@ func (d *doc) fit(v view, max int, u unit) string {
 			m = m.WithoutExplanations()
 			d.metaLine = marker.FormatMeta(m)
 		}
-		if u.size(d.render(v, 0, false)) > max && (m.Usage != nil || m.Resolved != nil || m.ValidatorUsage != nil) {
+		if u.size(d.render(v, 0, false)) > max && (m.Reviews != 0 || m.Usage != nil || m.Resolved != nil || m.ValidatorUsage != nil) {
 			// The running totals for stats go first: losing them costs a
 			// figure, losing the findings costs the next run its carry.
-			m.Usage, m.Resolved, m.ValidatorUsage = nil, nil, nil
+			// The review count goes with them, so the report reads as one
+			// whose totals are not recorded (as before release 3), and the
+			// next run starts the totals afresh rather than adding to a
+			// count its usage does not cover.
+			m.Reviews, m.Usage, m.Resolved, m.ValidatorUsage = 0, nil, nil, nil
 			d.metaLine = marker.FormatMeta(m)
 		}
 		if len(m.Findings) > 0 && u.size(d.render(v, 0, false)) > max {

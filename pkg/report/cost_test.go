@@ -105,3 +105,32 @@ func TestMetaRunningTotals(t *testing.T) {
 		t.Errorf("a whole-PR re-review recorded %+v as resolved", m.Resolved)
 	}
 }
+
+// TestTrimmedTotalsReadAsNotRecorded: when the comment is too long for
+// the running totals, they go before the findings' record, and the review
+// count goes with them: a report that keeps a count of reviews but no
+// usage would read as reviews that cost nothing, and the next run would
+// add its usage to a count its totals do not cover.
+func TestTrimmedTotalsReadAsNotRecorded(t *testing.T) {
+	res := pricedResult("gpt-4.1-mini", "gpt-4.1-mini")
+	res.Verdict = review.NotReady
+	for i := range 12 {
+		res.Findings = append(res.Findings, finding.Finding{Number: i + 1, Title: strings.Repeat("Loop reads past n ", 5), Severity: finding.P1,
+			File: "internal/calc/sum.go", Line: 10 + i, Confidence: 100, Reviewers: []string{"correctness"},
+			WhyItMatters: strings.Repeat("the last element is read twice ", 10)})
+	}
+	trimmed := 0
+	for max := 600; max <= 8000; max += 100 {
+		m, err := marker.ParseReport(Comment(res, Options{MaxLen: max}))
+		if err != nil || m.Usage != nil || m.ValidatorUsage != nil {
+			continue
+		}
+		trimmed++
+		if m.Reviews != 0 || m.Resolved != nil {
+			t.Errorf("MaxLen %d: totals trimmed but reviews %d and %d resolved kept", max, m.Reviews, len(m.Resolved))
+		}
+	}
+	if trimmed == 0 {
+		t.Fatal("no length trimmed the totals; the test shows nothing")
+	}
+}

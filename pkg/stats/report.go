@@ -178,7 +178,8 @@ func (r *Report) suggest(known []string) {
 	rests := 0
 	for _, p := range r.Personas {
 		switch {
-		case p.Name == Unattributed || p.Posted == 0:
+		case p.Name == Unattributed || p.Posted == 0 || !personaName.MatchString(p.Name):
+			// No configuration can name it (a hand-edited record).
 		case p.Posted < r.MinFindings:
 			r.TooFew = append(r.TooFew, p.Name)
 		case float64(p.ActedOn) < r.MinRate*float64(p.Posted):
@@ -303,13 +304,13 @@ func (r *Report) suggestion(b *strings.Builder) {
 				map[bool]string{true: "was", false: "were"}[p.ActedOn == 1], rate(p.ActedOn, p.Posted), pct(r.MinRate))
 		}
 		fmt.Fprintf(b, "\nThis configuration drops %s (in `.github/anchor-review.yml`, or as the `personas` input: `%s`). It rests on %s.\n\n",
-			strings.Join(s.Drop, ", "), strings.Join(s.Personas, ", "), plural(s.RestsOn, "posted finding"))
+			cell(strings.Join(s.Drop, ", ")), strings.Join(s.Personas, ", "), plural(s.RestsOn, "posted finding"))
 		b.WriteString("```yaml\npersonas: [" + strings.Join(s.Personas, ", ") + "]\n```\n\n")
 	} else {
 		fmt.Fprintf(b, "None: no persona meets the rule (%s).\n\n", rule)
 	}
 	if len(r.TooFew) > 0 {
-		fmt.Fprintf(b, "Too few findings to judge (fewer than %d posted): %s.\n\n", r.MinFindings, strings.Join(r.TooFew, ", "))
+		fmt.Fprintf(b, "Too few findings to judge (fewer than %d posted): %s.\n\n", r.MinFindings, cell(strings.Join(r.TooFew, ", ")))
 	}
 }
 
@@ -326,7 +327,7 @@ func (r *Report) notes(b *strings.Builder) {
 	}
 	if t.UnreadableReports > 0 {
 		fmt.Fprintf(b, "- %s had metadata that does not parse and %s left out: %s.\n", plural(t.UnreadableReports, "report"),
-			map[bool]string{true: "was", false: "were"}[t.UnreadableReports == 1], strings.Join(r.Unreadable, "; "))
+			map[bool]string{true: "was", false: "were"}[t.UnreadableReports == 1], cell(strings.Join(r.Unreadable, "; ")))
 	}
 	if r.Requests > 0 {
 		fmt.Fprintf(b, "- Read with %s to the GitHub API.\n", plural(r.Requests, "request"))
@@ -379,8 +380,10 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%s %ss", num(n), noun)
 }
 
-// cell keeps a persona name (from a report's metadata: custom names are
-// the repository's) from breaking the table or the Markdown around it.
+// cell keeps a persona name or an error's text (from a report's metadata:
+// custom names are the repository's, and a write-access user can edit a
+// bot's comment) from breaking the table or the Markdown around it, or
+// becoming a link, an image or HTML.
 func cell(s string) string {
 	return strings.Map(func(r rune) rune {
 		if strings.ContainsRune("|`*_<>[]\\\n\r", r) {

@@ -257,9 +257,12 @@ func add(prs map[int]*pr, o Options) *Report {
 		}
 		m := p.report.meta
 		r.Totals.Reviewed++
-		if m.Usage == nil && m.ValidatorUsage == nil {
-			// Written before release 3: its findings count, its usage and
-			// what became of its findings are not recorded.
+		if m.Reviews == 0 {
+			// Written before release 3 (every later report counts its
+			// reviews, even one that made no model call and so has no
+			// usage entry), or trimmed of its totals to fit: its findings
+			// count, its usage and what became of its findings are not
+			// recorded.
 			r.Totals.OlderReports++
 			r.Totals.Reviews += max(len(m.Heads), 1)
 			for _, f := range m.Findings {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,62 @@ func TestReviewedBeforeThePeriod(t *testing.T) {
 	}
 	if r.Totals.PullRequests != 1 || r.Totals.Reviewed != 0 || r.Totals.WithoutReport != 1 {
 		t.Errorf("totals %+v; want the PR listed, not reviewed in the period", r.Totals)
+	}
+}
+
+// TestMarkdownDefusesRecordedText: a report comment's metadata is ours,
+// but anyone with write access can edit a bot's comment, and another
+// workflow posting as the same bot can echo PR text: a persona name or an
+// unreadable line's text is data. Wherever the job summary shows it (the
+// table, the suggestion, the too-few list, the unreadable note) it is no
+// link, image or HTML.
+func TestMarkdownDefusesRecordedText(t *testing.T) {
+	link, img := "[docs](https://evil.example/x)", "<img src=https://evil.example/x.png>"
+	r := &Report{Repository: "octocat/Hello-World", MinFindings: 20, MinRate: 0.1,
+		Totals: Totals{Reviewed: 2, Reviews: 2, UnreadableReports: 1},
+		Personas: []Persona{
+			{Name: link, Reviews: 1, Posted: 25, ActedOn: 0},
+			{Name: img, Reviews: 1, Posted: 3, ActedOn: 0},
+		},
+		Unreadable: []string{`#3: report metadata: verdict "` + img + `" is not one of ready`},
+	}
+	r.suggest([]string{"correctness"})
+	md := r.Markdown()
+	for _, bad := range []string{"](https://", "<img"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("the Markdown holds %q:\n%s", bad, md)
+		}
+	}
+	if r.Suggestion != nil && slices.Contains(r.Suggestion.Personas, link) {
+		t.Errorf("the suggested personas list %q, which no configuration can name", link)
+	}
+}
+
+// TestReviewWithoutModelCalls: a release 3 review that made no model call
+// (the deadline passed while the diff was read, or no persona applied)
+// records no usage entry, yet its report is not one that predates
+// per-persona figures: it counts as a review, and the repository's cost
+// per review stays known.
+func TestReviewWithoutModelCalls(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	for n := 1; n <= 2; n++ {
+		gh.AddPR(githubtest.PR{Number: n, HeadSHA: strings.Repeat("c", 40)})
+	}
+	res, _ := reviewed(strings.Repeat("c", 40))
+	gh.AddComment(1, bot, report.Comment(res, report.Options{}))
+	cut := review.Result{Repo: "octocat/Hello-World", HeadSHA: strings.Repeat("c", 40), Verdict: review.Degraded,
+		Partial: true, AllFailed: true, Failure: "the run's deadline passed before the review finished"}
+	gh.AddComment(2, bot, report.Comment(cut, report.Options{}))
+
+	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t2 := r.Totals; t2.Reviewed != 2 || t2.Reviews != 2 || t2.OlderReports != 0 || !t2.CostComplete || t2.CostPerReview == nil {
+		t.Errorf("totals %+v; want 2 reviews, no older report, the cost per review known", t2)
+	}
+	if md := r.Markdown(); strings.Contains(md, "predate") {
+		t.Errorf("the Markdown calls a release 3 report older:\n%s", md)
 	}
 }

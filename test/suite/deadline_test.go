@@ -1,7 +1,10 @@
 package suite
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,4 +62,61 @@ func TestDeadlineCutsAStalledPublishRead(t *testing.T) {
 	if len(w.reportComments()) != 1 || len(w.gh.CheckRuns()) != 1 {
 		t.Fatalf("report comments %d, check runs %d; want 1 and 1 (exit %d, %v)\n%s", len(w.reportComments()), len(w.gh.CheckRuns()), o.code, o.err, o.stdout)
 	}
+}
+
+// TestDeadlineBoundsTheCommandsPermissionRead: the /anchor-review
+// command's one read before anything else, its author's permission,
+// stalls. The run's deadline bounds it like every other read (an attempt
+// alone may wait minutes, and retries): the command is ignored with a
+// notice that names the deadline, before the job's timeout, and nothing
+// is posted.
+func TestDeadlineBoundsTheCommandsPermissionRead(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.SetRole("maintainer", "maintain")
+	w.commentEvent("maintainer")
+	w.gh.Inject(githubtest.Fault{Method: http.MethodGet, PathContains: "/collaborators/", Delay: 30 * time.Minute})
+	w.tweak = func(c *action.Config) { c.Deadline = 5 * time.Second }
+	sl := &waits{}
+	// One attempt, longer than the deadline, so what ends the read is
+	// the deadline (or, before it bounded this read, the attempt).
+	policy := github.Policy{MaxAttempts: 1, AttemptTimeout: 20 * time.Second}
+
+	o := w.runWith([]github.Option{github.WithSleep(sl.Sleep), github.WithRetry(policy)}, llm.Config{})
+
+	wantCode(t, o, 0)
+	if !strings.Contains(o.stdout, "could not read their permission") || !strings.Contains(o.stdout, action.ErrDeadline.Error()) {
+		t.Errorf("the notice does not say the run's deadline ended the permission read:\n%s", o.stdout)
+	}
+	if n := len(w.gh.CheckRuns()); n != 0 {
+		t.Errorf("%d check runs; want none (the command was not authorized)", n)
+	}
+	if n := len(w.model.Requests()); n != 0 {
+		t.Errorf("%d model requests; want none", n)
+	}
+}
+
+// commentEvent makes the run's event an /anchor-review comment by login
+// on the PR (the octokit example payload, moved onto it).
+func (w *world) commentEvent(login string) {
+	w.t.Helper()
+	id := w.gh.AddComment(prNumber, login, "/anchor-review")
+	var ev map[string]any
+	readJSON(w.t, "github/issue_comment.created.json", &ev)
+	ev["repository"].(map[string]any)["full_name"] = owner + "/" + repoName
+	issue := ev["issue"].(map[string]any)
+	issue["number"] = prNumber
+	issue["pull_request"] = map[string]any{"url": w.gh.URL + "/repos/" + owner + "/" + repoName + "/pulls/42"}
+	c := ev["comment"].(map[string]any)
+	c["id"], c["body"], c["author_association"] = id, "/anchor-review", "MEMBER"
+	c["user"].(map[string]any)["login"] = login
+	b, err := json.Marshal(ev)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	path := filepath.Join(w.dir, "issue_comment.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	w.env["GITHUB_EVENT_NAME"], w.env["GITHUB_EVENT_PATH"] = "issue_comment", path
 }
