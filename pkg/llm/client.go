@@ -302,11 +302,6 @@ const schemaPrompt = "\n\nAnswer with one JSON object, and nothing else, that va
 func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *compiled, resp *Response) (string, error) {
 	failures, unconnected := 0, 0
 	defer c.endProbe(&unconnected)
-	onFirst := func() {
-		if r.OnFirstToken != nil {
-			r.OnFirstToken()
-		}
-	}
 	for {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
@@ -319,9 +314,10 @@ func (c *Client) exchange(ctx context.Context, r Request, msgs []Message, comp *
 		}
 		jsonObject := c.jsonObject.Load()
 		req := c.chatRequest(r, msgs, comp, jsonObject)
+		// Only a request with OnFirstToken streams: send calls it only then.
 		stream := r.OnFirstToken != nil && !c.noStream.Load()
 		resp.Attempts++
-		out, hdr, err := c.send(ctx, req, stream, onFirst)
+		out, hdr, err := c.send(ctx, req, stream, r.OnFirstToken)
 		if err == nil {
 			resp.Usage = resp.Usage.Add(usageOf(out.Usage))
 			if len(out.Choices) == 0 {
