@@ -175,12 +175,6 @@ func (a Attributes) marks(globs []glob, p string) bool {
 	return false
 }
 
-// ApplyWith is Apply that also honours the linguist-generated and
-// linguist-vendored marks of the base commit's .gitattributes.
-func ApplyWith(d *diff.Diff, exclude []string, attrs Attributes) (Scope, error) {
-	return ApplyRules(d, Rules{Exclude: exclude, Attrs: attrs})
-}
-
 // ApplyRules splits the diff's files into reviewed and excluded ones under r.
 func ApplyRules(d *diff.Diff, r Rules) (Scope, error) {
 	globs, err := compileGlobs(r.Exclude)

@@ -326,7 +326,7 @@ func TestGlob(t *testing.T) {
 	}
 }
 
-func TestApplyWithAttributes(t *testing.T) {
+func TestApplyRulesAttributes(t *testing.T) {
 	attrs := ParseAttributes(`# generated code
 models/*.go linguist-generated=true
 web/out/** linguist-generated
@@ -344,7 +344,7 @@ keep.go linguist-generated=false
 		}
 		d.Files = append(d.Files, &diff.File{NewPath: p, Status: diff.Modified, Hunks: []diff.Hunk{h}})
 	}
-	s, err := ApplyWith(d, nil, attrs)
+	s, err := ApplyRules(d, Rules{Attrs: attrs})
 	if err != nil {
 		t.Fatal(err)
 	}
