@@ -30,14 +30,13 @@ type TreeReader func(ctx context.Context) (paths []string, truncated bool, err e
 // leave code unreviewed. An incremental re-review sends the personas the
 // new commits and nothing else (its cost grows with the delta): it reads
 // no head file (the test-file list only). The run's prompt context gets
-// the result, its excerpt cache and the data fence.
+// the result and its excerpt cache.
 func (rn *reviewRun) readContext(ctx context.Context) {
 	rn.pc.Heads = rn.contextFiles(ctx)
 	if rn.tests != nil {
 		rn.pc.Tests = rn.tests.Of
 	}
 	rn.pc.Excerpts = prompt.NewExcerptCache()
-	rn.pc.Fence = rn.o.Fence
 }
 
 // readTests lists the head tree once, before selection: the test files of

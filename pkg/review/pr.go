@@ -121,7 +121,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		// The new commits changed none of the PR's files (a merge of the
 		// base branch): nothing for the personas; carry what was found.
 		o.logf("rereview: the new commits change none of the pull request's files")
-		rn := newRun(r, o, &res, runInput{prompt: prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body, Fence: o.Fence}, head: heads, carry: plan})
+		rn := newRun(r, o, &res, runInput{prompt: prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body}, head: heads, carry: plan})
 		rn.calls = &callBudget{limit: o.MaxLLMCalls}
 		res.Coverage.ValidatorRan = o.Validate
 		res.IncompleteConclusion = o.Incomplete // after the repository configuration

@@ -81,12 +81,12 @@ type reviewRun struct {
 	usageMu sync.Mutex
 }
 
-// newRun is the state a run starts with: the input's prompt context and
-// the lists of what was lost before scope, and a head-file cache over
-// in.head.
+// newRun is the state a run starts with: the input's prompt context (with
+// the run's data fence), the lists of what was lost before scope, and a
+// head-file cache over in.head.
 func newRun(r *Reviewer, o Options, res *Result, in runInput) *reviewRun {
 	rn := &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
-	rn.pc.Suggestions = o.Suggestions
+	rn.pc.Suggestions, rn.pc.Fence = o.Suggestions, o.Fence
 	return rn
 }
 
