@@ -347,7 +347,7 @@ func TestDemoCachedTokensIgnoreTiming(t *testing.T) {
 					}
 				}
 			}
-			least, most := simulatedCache(sure, texts[i]), simulatedCache(could, texts[i])
+			least, most := llmtest.CachedTokens(sure, texts[i]), llmtest.CachedTokens(could, texts[i])
 			if q.CachedTokens != least || least != most {
 				t.Errorf("demo %s request %d (%s): cached %d; %d from the calls it waits for, up to %d from any: the count depends on timing",
 					name, i, q.Persona, q.CachedTokens, least, most)
@@ -358,23 +358,4 @@ func TestDemoCachedTokensIgnoreTiming(t *testing.T) {
 	if !cachedSome {
 		t.Error("no demo request had a cached prefix; the test checks nothing")
 	}
-}
-
-// simulatedCache is llmtest's prompt-cache rule (SimulatePromptCache): the
-// longest shared prefix, at four bytes a token, in whole blocks of 128
-// tokens, from 1,024 tokens on.
-func simulatedCache(earlier []string, text string) int {
-	best := 0
-	for _, c := range earlier {
-		n := min(len(c), len(text))
-		i := 0
-		for i < n && c[i] == text[i] {
-			i++
-		}
-		best = max(best, i)
-	}
-	if tokens := best / 4 / 128 * 128; tokens >= 1024 {
-		return tokens
-	}
-	return 0
 }

@@ -23,12 +23,3 @@ var builtin = map[string]Price{
 	"o3":           {Input: 2.00, CachedInput: 0.50, Output: 8.00},
 	"o4-mini":      {Input: 1.10, CachedInput: 0.275, Output: 4.40},
 }
-
-// Models lists the models of the built-in table, for the documentation.
-func Models() []string {
-	out := make([]string, 0, len(builtin))
-	for m := range builtin {
-		out = append(out, m)
-	}
-	return out
-}

@@ -145,8 +145,12 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 	}
 	o.Progress("stats: %d comments read, %d reports of %s", seen, reports, o.BotLogin)
 
+	// An inline comment older than the period on a pull request reviewed
+	// in it is not in the repository's listing: those pull requests are
+	// read whole below, and only the others take their comments from it.
+	readWhole := func(p *pr) bool { return p.report != nil && p.summary.CreatedAt.Before(o.Since) }
 	err = src.EachRepoReviewComment(ctx, o.Owner, o.Repo, o.Since, func(c github.Comment) error {
-		if p := prs[c.Issue]; p != nil && p.report != nil {
+		if p := prs[c.Issue]; p != nil && p.report != nil && !readWhole(p) {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)
 			}
@@ -156,19 +160,16 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// An inline comment older than the period on a pull request reviewed
-	// in it is not in the listing above: read those pull requests whole.
 	older := 0
 	for _, n := range sortedNumbers(prs) {
 		p := prs[n]
-		if p.report == nil || !p.summary.CreatedAt.Before(o.Since) {
+		if !readWhole(p) {
 			continue
 		}
 		cs, err := src.ReviewComments(ctx, o.Owner, o.Repo, n)
 		if err != nil {
 			return nil, err
 		}
-		p.inline = p.inline[:0]
 		for _, c := range cs {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)

@@ -75,6 +75,45 @@ func TestInlineCommentsBeforeThePeriod(t *testing.T) {
 	}
 }
 
+// TestPullReadWholeCountsEachCommentOnce: a pull request opened before the
+// period is read whole, so its inline comment edited in the period, also in
+// the repository-wide listing, counts once.
+func TestPullReadWholeCountsEachCommentOnce(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	head := strings.Repeat("a", 40)
+	gh.AddPR(githubtest.PR{Number: 5, HeadSHA: head})
+	res, f := reviewed(head)
+	fp := inline.Fingerprint(f.File, f.Title, "for i := 0; i <= n; i++ {")
+	gh.React(gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{})), "+1")
+	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
+	rid := gh.AddComment(5, bot, body)
+	lid := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
+	gh.React(lid, "+1")
+	c := client(t, gh)
+	ctx := context.Background()
+	if _, err := c.EditComment(ctx, "octocat", "Hello-World", rid, body); err != nil {
+		t.Fatal(err)
+	}
+	reportAt := gh.Comments(5)[0].UpdatedAt
+	since := reportAt.Add(-30 * time.Second)
+	// Edited a minute after it was written: in the period, so listed.
+	edited, err := c.EditReviewComment(ctx, "octocat", "Hello-World", lid, inline.RenderComment(f, fp, nil, report.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited.UpdatedAt.Before(since) {
+		t.Fatalf("the edited inline comment (updated %v) is not in the period (since %v): the test checks nothing", edited.UpdatedAt, since)
+	}
+	r, err := Collect(ctx, c, Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: since, Until: reportAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Personas) != 1 || r.Personas[0].ThumbsUp != 2 {
+		t.Fatalf("personas %+v; want the two inline comments' thumbs-up counted once each", r.Personas)
+	}
+}
+
 // TestReportsThatDoNotCount: a forged metadata line is counted as
 // unreadable, never read; a report-shaped comment by someone else, and a
 // pull request updated before the period, do not count at all.

@@ -191,8 +191,10 @@ func PromptText(msgs []llm.Message) string {
 	return b.String()
 }
 
-// cachedTokens is the simulated cached prefix of text, in tokens.
-func cachedTokens(cache []string, text string) int {
+// CachedTokens is the simulated cached prefix of text after the earlier
+// prompts in cache, in tokens: the rule SimulatePromptCache applies, exported
+// so a test can predict the figures a run will report.
+func CachedTokens(cache []string, text string) int {
 	best := 0
 	for _, c := range cache {
 		n := min(len(c), len(text))
@@ -451,7 +453,7 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 	simulate := s.cache != nil
 	var cached int
 	if simulate {
-		cached = cachedTokens(s.cache, text)
+		cached = CachedTokens(s.cache, text)
 		req.CachedTokens = cached
 	}
 	s.requests = append(s.requests, req)
