@@ -101,6 +101,9 @@ func fold(gs []group, dropped map[string]int) ([]group, int) {
 	}
 	gone := make([]bool, len(gs))
 	folded := 0
+	// What each defect is about, computed once and only for defects some
+	// gap reaches (not once per gap and defect).
+	about := make([]map[string]bool, len(gs))
 	for i, g := range gs {
 		if !gap[i] {
 			continue
@@ -111,10 +114,12 @@ func fold(gs []group, dropped map[string]int) ([]group, int) {
 			if gap[j] || d.f.File != g.f.File || abs(d.f.Line-g.f.Line) > DedupeWindow || !holds(d.f, g.f) {
 				continue
 			}
-			about := bagOfWords(d.f.Title + " " + d.f.WhyItMatters)
+			if about[j] == nil {
+				about[j] = bagOfWords(d.f.Title + " " + d.f.WhyItMatters)
+			}
 			shared := 0
 			for w := range subj {
-				if about[w] {
+				if about[j][w] {
 					shared++
 				}
 			}
