@@ -90,9 +90,9 @@ func (e *pubEnv) pr(t *testing.T) *review.PR {
 // publish runs action.Publish against the fake through gh.
 func (e *pubEnv) publish(t *testing.T, gh action.GitHub, mode string, quiet bool, res review.Result, pr *review.PR) action.StepOutputs {
 	t.Helper()
-	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: mode, FailOn: "P1", Quiet: quiet}
+	po := action.PublishOptions{GitHub: gh, Notifier: e.n, Logf: t.Logf, Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: mode, FailOn: "P1", Quiet: quiet}
 	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: pubHead, FailOn: "P1", Quiet: quiet}
-	return action.Publish(context.Background(), gh, e.n, t.Logf, po, res, pr, ro)
+	return action.Publish(context.Background(), po, res, pr, ro)
 }
 
 // writes are the requests that change state on GitHub.
