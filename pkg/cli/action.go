@@ -45,7 +45,9 @@ func runAction(ctx context.Context, f *Factory) error {
 	}
 	var model llm.Completer // none without a key: only the pre-check runs
 	if missingKey == nil {
-		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient})
+		mc := modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient}
+		mc.CallTimeout, mc.Budget = cfg.ModelTime()
+		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)
 		}

@@ -492,6 +492,12 @@ func TestReviewUsage(t *testing.T) {
 		{name: "max-input-tokens too small", args: append([]string{"--max-input-tokens", "1000"}, pr...), want: "--max-input-tokens"},
 		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching: "batched" is not one of`},
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
+		{name: "model-timeout without a unit", args: append([]string{"--model-timeout", "300"}, pr...), want: `--model-timeout: "300" has no unit`},
+		{name: "model-timeout past the deadline", args: append([]string{"--model-timeout", "20m"}, pr...), want: "--model-timeout: 20m0s is longer than the run's deadline (deadline-minutes 15)"},
+		{name: "model-timeout too short", args: append([]string{"--model-timeout", "1s"}, pr...), want: "--model-timeout: 1s is not within 10s..6h0m0s"},
+		{name: "deadline-minutes 0", args: append([]string{"--deadline-minutes", "0"}, pr...), want: "--deadline-minutes"},
+		// The value is not echoed: a mistyped URL may carry a password.
+		{name: "ftp base-url", args: append([]string{"--base-url", "ftp://u:secret-pw@x/v1", "--api-key", "k"}, pr...), local: true, want: `--base-url (or $OPENAI_BASE_URL): a "ftp" URL is not an http(s) URL`},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
@@ -516,6 +522,9 @@ func TestReviewUsage(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got message %q; want it to mention %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "secret-pw") {
+				t.Errorf("the message %q echoes the URL's password", err)
 			}
 			if stdout != "" {
 				t.Errorf("stdout: got %q; want nothing", stdout)
