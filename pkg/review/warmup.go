@@ -14,17 +14,24 @@ import (
 // long prompt) delays the others by at most this much.
 const DefaultWarmupHold = 30 * time.Second
 
+// coldAfter is how many calls a warm-up released must report no cached
+// tokens, with none reporting any, before the run stops warming: one
+// could be a provider's cache write not yet visible.
+const coldAfter = 2
+
 // warmth is the run's cache warm-up policy (Options.WarmCache). A call
 // that follows a warm-up waits for it at most hold; and the first such
-// call decides whether warming pays at all: if the provider reports no
-// cached tokens for it, the prompt cache is absent (or the prompts too
+// calls decide whether warming pays at all: if the provider reports no
+// cached tokens for them, the prompt cache is absent (or the prompts too
 // short for it), and the rest of the run sends every call at once.
 type warmth struct {
 	on   bool
 	hold time.Duration
 	logf func(string, ...any)
 	cold atomic.Bool
-	once sync.Once
+
+	mu            sync.Mutex
+	cached, fresh int // released calls that reported cached tokens, and none
 }
 
 func newWarmth(o *Options) *warmth {
@@ -59,18 +66,24 @@ func (w *warmth) follow(ctx context.Context, r *release) bool {
 	}
 }
 
-// observe takes the usage of a call the warm-up released: the first one
-// that answered decides whether the run goes on warming.
+// observe takes the usage of a call the warm-up released: once coldAfter
+// of them answered with no cached tokens, and none with any, the run stops
+// warming.
 func (w *warmth) observe(u llm.Usage, err error) {
 	if err != nil || u.PromptTokens == 0 {
 		return
 	}
-	w.once.Do(func() {
-		if u.CachedTokens == 0 {
-			w.cold.Store(true)
-			w.logf("dispatch: the provider reported no cached tokens after the cache warm-up; the rest of the run sends its calls without warming")
-		}
-	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if u.CachedTokens > 0 {
+		w.cached++
+		return
+	}
+	w.fresh++
+	if w.cached == 0 && w.fresh == coldAfter {
+		w.cold.Store(true)
+		w.logf("dispatch: the provider reported no cached tokens after the cache warm-up; the rest of the run sends its calls without warming")
+	}
 }
 
 // release is a one-way gate: closed by the first open, waited on by the
