@@ -126,13 +126,14 @@ const (
 	OutputCommentURL = "comment-url"
 	OutputReportPath = "report-path"
 	OutputSARIFPath  = "sarif-path"
+	OutputCost       = "cost"
 )
 
 // Outputs lists the step outputs in the order action.yml declares them.
 func Outputs() []string {
 	return []string{
 		OutputSkipped, OutputSkipReason, OutputFindings, OutputVerdict,
-		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath,
+		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath, OutputCost,
 	}
 }
 
@@ -354,10 +355,8 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Personas = splitList(in["personas"])
 	known := append(persona.Names(), extraPersonas...)
-	for _, name := range c.Personas {
-		if !slices.Contains(known, name) {
-			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(known, ", ")))
-		}
+	if msg := UnknownPersonas(c.Personas, known); msg != "" {
+		p.add("personas", msg)
 	}
 
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
@@ -522,6 +521,65 @@ func httpURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("%s://%s: credentials in the URL are not allowed", u.Scheme, u.Hostname())
 	}
 	return u, nil
+}
+
+// UnknownPersonas says which of names are not in known, each with the
+// known name it is likely a typo of, and then the known names, once: ""
+// when every name is known.
+func UnknownPersonas(names, known []string) string {
+	var bad []string
+	for _, n := range names {
+		if slices.Contains(known, n) {
+			continue
+		}
+		s := strconv.Quote(n)
+		if m := closest(n, known); m != "" {
+			s += fmt.Sprintf(" (did you mean %q?)", m)
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	what := "unknown persona "
+	if len(bad) > 1 {
+		what = "unknown personas "
+	}
+	return what + strings.Join(bad, ", ") + "; known: " + strings.Join(known, ", ")
+}
+
+// closest is the name in known within two edits of s (the fewest; the
+// first of equals), or "".
+func closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (persona names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // CheckBaseURL checks a model endpoint (the base-url input, --base-url):

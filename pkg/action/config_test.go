@@ -468,3 +468,23 @@ func TestModelTime(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownPersonas: a typo is named once with the persona it is likely
+// meant to be, and the known names are listed once, however many names are
+// unknown.
+func TestUnknownPersonas(t *testing.T) {
+	t.Parallel()
+	_, err := LoadConfig(env(with(minimal(), "INPUT_PERSONAS", "secrity, corectness, zzzzzz")))
+	if err == nil {
+		t.Fatal("LoadConfig accepted unknown personas")
+	}
+	msg := err.Error()
+	for _, want := range []string{`"secrity" (did you mean "security"?)`, `"corectness" (did you mean "correctness"?)`, `"zzzzzz"; known: `} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if n := strings.Count(msg, "maintainability"); n != 1 {
+		t.Errorf("the known names are listed %d times; want once:\n%s", n, msg)
+	}
+}

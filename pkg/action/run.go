@@ -229,6 +229,8 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		pr = &review.PR{}
 	}
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version, Pricing: c.Pricing}
+	cost := report.EstimateCost(res, c.Pricing)
+	res.Cost = &cost
 	// Once publishing starts it finishes: a cancellation now would leave a
 	// report without its check (or the reverse). It ends by the run's
 	// deadline, and has at least half its reserve even when the review
@@ -311,13 +313,18 @@ func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error)
 
 // StepOutputs are the step outputs of one run (SPEC section 3).
 type StepOutputs struct {
-	Skipped             bool
-	SkipReason          string
+	Skipped    bool
+	SkipReason string
+	// Findings counts the findings of the report the outputs describe:
+	// this review's, or on a rule-4 skip the carried report's;
+	// FindingsUnknown when that report does not record them all.
 	Findings            int
 	Verdict, Conclusion string
 	CommentURL          string
 	ReportPath          string
 	SARIFPath           string
+	// Cost is this run's estimated cost (pricing.Estimate.Output).
+	Cost string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
@@ -328,7 +335,7 @@ type StepOutputs struct {
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
 	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
-		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}})
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}, {OutputCost, ""}})
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
@@ -398,7 +405,24 @@ func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...an
 	if pr != nil && pr.Info != nil {
 		p.prURL = pr.Info.HTMLURL
 	}
-	return p.publish(ctx, po, res, pr, ro)
+	out := p.publish(ctx, po, res, pr, ro)
+	out.Cost = report.EstimateCost(res, ro.Pricing).Output()
+	if res.Skipped && res.SkipRule == skip.RuleReviewed && res.Carried != nil && res.Unreviewed == nil {
+		// Rule 4 carries the earlier report: its verdict and check, and so
+		// its count of findings, never a 0 beside a carried not-ready.
+		out.Findings = carriedFindings(res.Carried)
+	}
+	return out
+}
+
+// carriedFindings counts the findings of a carried report, -1 when its
+// metadata does not record them all (a version 1 line, or more than
+// marker.MaxFindings).
+func carriedFindings(m *marker.Meta) int {
+	if m.Version < 2 || m.Truncated {
+		return -1
+	}
+	return len(m.Findings)
 }
 
 type publisher struct {

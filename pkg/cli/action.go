@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -105,10 +104,8 @@ func loadTeam(restrict []string) ([]persona.Persona, error) {
 	for _, p := range all {
 		names = append(names, p.Name)
 	}
-	for _, r := range restrict {
-		if !slices.Contains(names, r) {
-			return nil, fmt.Errorf("%w: input personas: unknown persona %q (known: %s)", action.ErrUsage, r, strings.Join(names, ", "))
-		}
+	if msg := action.UnknownPersonas(restrict, names); msg != "" {
+		return nil, fmt.Errorf("%w: input personas: %s", action.ErrUsage, msg)
 	}
 	return all, nil
 }

@@ -330,16 +330,18 @@ func reviewWith(ctx context.Context, o reviewOptions) error {
 	// A local change (--diff, --base) is on no server: its report links
 	// no file (a permalink would name a commit GitHub never saw).
 	ro := report.Options{ServerURL: serverURL, Repo: f.repo, Local: f.pr == 0, HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+	cost := report.EstimateCost(res, f.prices)
+	res.Cost = &cost
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode result: %w", err)
 		}
 		fmt.Fprintf(stdout, "%s\n", report.RedactJSON(b, ro.Secrets))
-	} else if res.Skipped {
-		fmt.Fprintln(stdout, report.JobSummary(res, ro))
 	} else {
-		fmt.Fprintln(stdout, report.Comment(res, ro))
+		// The report as its reader sees it: the hidden lines are for the
+		// next run, which reads them from the posted comment.
+		fmt.Fprintln(stdout, report.Text(res, ro))
 	}
 	if out != nil {
 		if out.CommentURL != "" {

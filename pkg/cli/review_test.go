@@ -159,8 +159,8 @@ func TestReviewLocalDiff(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Fatalf("review: got error %v; want %v\nstderr:\n%s", err, tt.wantErr, stderr)
 			}
-			if first, _, _ := strings.Cut(stdout, "\n"); first != marker.Report {
-				t.Errorf("first line: got %q; want the marker %q", first, marker.Report)
+			if first, _, _ := strings.Cut(stdout, "\n"); !strings.HasPrefix(first, "## anchor-review: ") || strings.Contains(stdout, "<!--") {
+				t.Errorf("first line: got %q; want the heading, and no hidden line anywhere\n%s", first, stdout)
 			}
 			if got := strings.Contains(stdout, findingRow); got != tt.wantFound {
 				t.Errorf("report lists %q: got %t; want %t\n%s", invoiceTitle, got, tt.wantFound, stdout)
@@ -420,8 +420,8 @@ func TestReviewPR(t *testing.T) {
 			if !errors.Is(err, action.ErrBlocking) {
 				t.Fatalf("review: got error %v; want ErrBlocking (a P1 finding)\n%s", err, stderr)
 			}
-			if first, _, _ := strings.Cut(stdout, "\n"); first != marker.Report {
-				t.Errorf("first line: got %q; want %q", first, marker.Report)
+			if first, _, _ := strings.Cut(stdout, "\n"); !strings.HasPrefix(first, "## anchor-review: ") || strings.Contains(stdout, "<!--") {
+				t.Errorf("first line: got %q; want the heading, and no hidden line anywhere\n%s", first, stdout)
 			}
 			if !strings.Contains(stdout, invoiceTitle) {
 				t.Errorf("report lacks the finding:\n%s", stdout)
@@ -707,12 +707,19 @@ func TestReviewGitBaseDescribesChange(t *testing.T) {
 			if len(reqs) != 1 || !strings.Contains(messagesOf(reqs[0]), tt.wantTitle) {
 				t.Errorf("the persona prompt lacks the title %q", tt.wantTitle)
 			}
-			meta, err := marker.ParseMeta(stdout)
-			if err != nil {
-				t.Fatalf("the report's meta: %v\n%s", err, stdout)
+			if strings.Contains(stdout, "<!--") {
+				t.Errorf("the printed report has a hidden line:\n%s", stdout)
 			}
-			if meta.HeadSHA != head {
-				t.Errorf("meta head_sha %q; want HEAD %q", meta.HeadSHA, head)
+			js, _, err := run(t, noEnv, append(args, "--json")...)
+			if err != nil {
+				t.Fatalf("review --base --json: %v", err)
+			}
+			var res review.Result
+			if err := json.Unmarshal([]byte(js), &res); err != nil {
+				t.Fatalf("the JSON result: %v\n%s", err, js)
+			}
+			if res.HeadSHA != head {
+				t.Errorf("head_sha %q; want HEAD %q", res.HeadSHA, head)
 			}
 			if strings.Contains(stderr, "could not be read") {
 				t.Errorf("unexpected unread-file warning: %s", stderr)
