@@ -237,7 +237,7 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	// overran its cut.
 	pctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), later(deadline, time.Now().Add(reserve/2)))
 	defer cancel()
-	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
+	out := Publish(pctx, PublishDeps{GitHub: d.GitHub, Notifier: ActionsNotifier{d.Actions}, Logf: logf}, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
@@ -384,6 +384,14 @@ func (n ActionsNotifier) Annotate(level, file string, line, endLine int, title, 
 	a.Warningf("%s", escapeLine(message))
 }
 
+// PublishDeps are what Publish writes through: GitHub, the notifier that
+// takes what GitHub cannot, and the log.
+type PublishDeps struct {
+	GitHub   GitHub
+	Notifier Notifier
+	Logf     func(string, ...any)
+}
+
 // PublishOptions say where and how to publish.
 type PublishOptions struct {
 	Owner, Repo string
@@ -400,8 +408,8 @@ type PublishOptions struct {
 // one) and the check run, and always the job summary. A token that may not
 // write gets no retry storm: the report goes to the notifier instead and the
 // log names the missing permission. It returns the step outputs.
-func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...any), po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
-	p := publisher{gh: gh, a: n, logf: logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
+func Publish(ctx context.Context, d PublishDeps, po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
+	p := publisher{gh: d.GitHub, a: d.Notifier, logf: d.Logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
 	if pr != nil && pr.Info != nil {
 		p.prURL = pr.Info.HTMLURL
 	}

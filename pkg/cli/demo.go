@@ -216,7 +216,7 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	res.Coverage.Settings = rc.Settings
 	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
-	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
+	out := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: n, Logf: w.logf}, action.PublishOptions{
 		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
 		Inline: inlineReview,
 	}, res, got, ro)
