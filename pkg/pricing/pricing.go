@@ -71,15 +71,17 @@ type Estimate struct {
 }
 
 // Output is the estimate as the cost step output gives it: the figure
-// the report's Coverage shows, without the dollar sign ("0.0123"), "0"
-// for a run that made no model call, and empty when it is not known for
+// the report's Coverage shows, without the dollar sign ("0.0123"; six
+// decimals below $0.0001, where Coverage says "under"), "0" for a run that
+// made no model call, and empty when it is not known for
 // every call (a model without a price, or no usage reported).
 func (e Estimate) Output() string {
 	if e.USD == nil || !e.Complete {
 		return ""
 	}
 	if *e.USD > 0 && *e.USD < 0.0001 {
-		return strconv.FormatFloat(*e.USD, 'g', 2, 64)
+		// Coverage says "under $0.0001"; a machine gets the figure.
+		return strconv.FormatFloat(*e.USD, 'f', 6, 64)
 	}
 	return strings.TrimPrefix(Format(*e.USD), "$")
 }
