@@ -97,6 +97,25 @@ func runDemo(ctx context.Context, f *Factory, args []string) error {
 	return demo(ctx, *name, *inlineReview, stdout)
 }
 
+// visible is a posted comment as GitHub shows it: without its hidden
+// lines (the marker and the metadata for the next run), which the
+// terminal would otherwise print at the top of every report.
+func visible(body string) string {
+	var kept []string
+	hidden := 0
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "<!-- anchor-review:") && strings.HasSuffix(line, "-->") {
+			hidden++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if hidden == 0 {
+		return body
+	}
+	return fmt.Sprintf("(%d hidden lines for the next run, not shown)\n", hidden) + strings.Join(kept, "\n")
+}
+
 func demoNames() ([]string, error) {
 	entries, err := fs.ReadDir(fixtures.FS, "demo")
 	if err != nil {
@@ -237,10 +256,10 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 		fmt.Fprintln(stdout, "== No comment posted.")
 	case edited:
 		fmt.Fprintln(stdout, "== The report comment (the earlier report, edited in place on the fake GitHub) ==")
-		fmt.Fprintln(stdout, body)
+		fmt.Fprintln(stdout, visible(body))
 	default:
 		fmt.Fprintln(stdout, "== The report comment (posted to the fake GitHub) ==")
-		fmt.Fprintln(stdout, body)
+		fmt.Fprintln(stdout, visible(body))
 	}
 	fmt.Fprintln(stdout)
 	if inlineReview {
