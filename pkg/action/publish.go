@@ -90,7 +90,24 @@ func Publish(ctx context.Context, po PublishOptions, res review.Result, pr *revi
 	if pr != nil && pr.Info != nil {
 		p.prURL = pr.Info.HTMLURL
 	}
-	return p.publish(ctx, po, res, pr, ro)
+	out := p.publish(ctx, po, res, pr, ro)
+	out.Cost = report.EstimateCost(res, ro.Pricing).Output()
+	if res.Skipped && res.SkipRule == skip.RuleReviewed && res.Carried != nil && res.Unreviewed == nil {
+		// Rule 4 carries the earlier report: its verdict and check, and so
+		// its count of findings, never a 0 beside a carried not-ready.
+		out.Findings = carriedFindings(res.Carried)
+	}
+	return out
+}
+
+// carriedFindings counts the findings of a carried report, -1 when its
+// metadata does not record them all (a version 1 line, or more than
+// marker.MaxFindings).
+func carriedFindings(m *marker.Meta) int {
+	if m.Version < 2 || m.Truncated {
+		return -1
+	}
+	return len(m.Findings)
 }
 
 type publisher struct {

@@ -223,6 +223,8 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		pr = &review.PR{}
 	}
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version, Pricing: c.Pricing}
+	cost := report.EstimateCost(res, c.Pricing)
+	res.Cost = &cost
 	// Once publishing starts it finishes: a cancellation now would leave a
 	// report without its check (or the reverse). It ends by the run's
 	// deadline, and has at least half its reserve even when the review
@@ -306,13 +308,18 @@ func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error)
 
 // StepOutputs are the step outputs of one run (SPEC section 3).
 type StepOutputs struct {
-	Skipped             bool
-	SkipReason          string
+	Skipped    bool
+	SkipReason string
+	// Findings counts the findings of the report the outputs describe:
+	// this review's, or on a rule-4 skip the carried report's;
+	// FindingsUnknown when that report does not record them all.
 	Findings            int
 	Verdict, Conclusion string
 	CommentURL          string
 	ReportPath          string
 	SARIFPath           string
+	// Cost is this run's estimated cost (pricing.Estimate.Output).
+	Cost string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
@@ -323,7 +330,7 @@ type StepOutputs struct {
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
 	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
-		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}})
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}, {OutputCost, ""}})
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -20,7 +18,8 @@ import (
 
 // runAction is the GitHub Action: inputs and event from the environment,
 // then action.Run with the real clients.
-func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+func runAction(ctx context.Context, f *Factory) error {
+	getenv, stdout := f.Getenv, f.Stdout
 	a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(stdout))
 	cfg, err := action.LoadConfig(getenv)
 	var missingKey error
@@ -39,13 +38,15 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		a.Errorf("%s", err.Error())
 		return err
 	}
-	gh, err := newGitHub(nil, cfg.APIURL, cfg.GitHubToken)
+	gh, err := newGitHub(f.HTTPClient, cfg.APIURL, cfg.GitHubToken)
 	if err != nil {
 		return fmt.Errorf("%w: %w", action.ErrUsage, err)
 	}
 	var model llm.Completer // none without a key: only the pre-check runs
 	if missingKey == nil {
-		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion})
+		mc := modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient}
+		mc.CallTimeout, mc.Budget = cfg.ModelTime()
+		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)
 		}
@@ -103,10 +104,8 @@ func loadTeam(restrict []string) ([]persona.Persona, error) {
 	for _, p := range all {
 		names = append(names, p.Name)
 	}
-	for _, r := range restrict {
-		if !slices.Contains(names, r) {
-			return nil, fmt.Errorf("%w: input personas: unknown persona %q (known: %s)", action.ErrUsage, r, strings.Join(names, ", "))
-		}
+	if msg := action.UnknownPersonas(restrict, names); msg != "" {
+		return nil, fmt.Errorf("%w: input personas: %s", action.ErrUsage, msg)
 	}
 	return all, nil
 }

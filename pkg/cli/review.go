@@ -41,7 +41,8 @@ type reviewFlags struct {
 	local                                      *localChange // not a flag: the change readLocal read
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
-	maxInputTokens                             int
+	maxInputTokens, deadlineMinutes            int
+	modelTimeout                               string
 	validatorBatching                          string
 	cacheWarmup                                bool
 	pricing                                    string
@@ -58,6 +59,7 @@ var mirrored = []string{
 	"model", "strong-model", "validator-model", "fail-on", "exclude", "personas",
 	"max-validations", "max-concurrency", "max-llm-calls", "max-input-tokens",
 	"validator-batching", "cache-warmup", "bot-login", "quiet", "on-new-commits",
+	"deadline-minutes", "model-timeout",
 }
 
 // inputs spells the mirrored flags given on the command line as a
@@ -76,8 +78,22 @@ func (f *reviewFlags) inputs(fl *flag.FlagSet) map[string]string {
 	return set
 }
 
+// reviewOptions is everything `review` runs with.
+type reviewOptions struct {
+	*Factory
+	Flags reviewFlags
+	// Team are the personas to select from.
+	Team []persona.Persona
+	// Model answers the personas and the validator.
+	Model llm.Completer
+	// GitHub, when not nil, replaces the client the flags name (built
+	// through Factory.HTTPClient).
+	GitHub action.GitHub
+}
+
 // runReview is `review`: a PR through the real API, or a local diff.
-func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runReview(ctx context.Context, fac *Factory, args []string) error {
+	getenv, stdout, stderr := fac.Getenv, fac.Stdout, fac.Stderr
 	var f reviewFlags
 	fl := flag.NewFlagSet("review", flag.ContinueOnError)
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
@@ -112,6 +128,8 @@ func runReview(ctx context.Context, args []string, getenv func(string) string, s
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
 	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
+	fl.IntVar(&f.deadlineMinutes, "deadline-minutes", action.DefaultDeadlineMinutes, "minutes all model work may take (1..360)")
+	fl.StringVar(&f.modelTimeout, "model-timeout", "", "how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m; at most --deadline-minutes)")
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
 	fl.BoolVar(&f.cacheWarmup, "cache-warmup", action.DefaultCacheWarmup, "send one call of each round first, the rest at its first token, so they reuse the provider's prompt cache")
 	fl.StringVar(&f.pricing, "pricing", "", "prices per million tokens for the estimated cost: \"INPUT, CACHED, OUTPUT\" for every model, or \"MODEL = INPUT, CACHED, OUTPUT\" lines (default: the built-in list prices)")
@@ -152,10 +170,16 @@ Flags:`)
 	mc := modelConfig{
 		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
 		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
+
+		HTTPClient: fac.HTTPClient,
 	}
 	if mc.APIType, mc.APIVersion, err = action.ParseAPI(f.apiType, f.apiVersion); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	if err := action.CheckBaseURL(mc.BaseURL); err != nil {
+		return fmt.Errorf("%w: --base-url (or $OPENAI_BASE_URL): %w", ErrUsage, err)
+	}
+	mc.CallTimeout, mc.Budget = f.cfg.ModelTime()
 	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}
@@ -173,7 +197,7 @@ Flags:`)
 		model = llm.NewRecorder(live, file)
 	}
 	f.version = version.String()
-	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
+	return reviewWith(ctx, reviewOptions{Factory: fac, Flags: f, Team: team, Model: model})
 }
 
 // check validates the flags, every problem at once: how the change is
@@ -224,9 +248,9 @@ func (f *reviewFlags) check(rest []string, set map[string]string) error {
 	return nil
 }
 
-// reviewWith runs the review with the given model; gh, when not nil,
-// replaces the real GitHub client (tests).
-func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, team []persona.Persona, model llm.Completer, gh action.GitHub, stdout, stderr io.Writer) error {
+// reviewWith runs the review o describes.
+func reviewWith(ctx context.Context, o reviewOptions) error {
+	f, getenv, stdout, stderr, gh := o.Flags, o.Getenv, o.Stdout, o.Stderr, o.GitHub
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	// The settings as the Action would have them: the flags, then the
 	// repository configuration for those left at their defaults (read at
@@ -251,7 +275,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	}
 	serverURL := firstNonEmpty(f.serverURL, getenv("GITHUB_SERVER_URL"), action.DefaultServerURL)
 	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
-	rv := review.Reviewer{Model: model, Personas: team}
+	rv := review.Reviewer{Model: o.Model, Personas: o.Team}
 
 	var res review.Result
 	var err error
@@ -263,7 +287,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			if token == "" {
 				return fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
 			}
-			c, cerr := newGitHub(nil, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
+			c, cerr := newGitHub(o.HTTPClient, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
 			if cerr != nil {
 				return fmt.Errorf("%w: %w", ErrUsage, cerr)
 			}
@@ -278,11 +302,11 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		if f.post {
 			c := rc.Config
 			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
-			o := action.Publish(ctx, action.PublishOptions{
+			posted := action.Publish(ctx, action.PublishOptions{
 				GitHub: gh, Notifier: &textNotifier{w: stderr}, Logf: logf,
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: c.BotLogin, Mode: review.ModeComment, FailOn: c.FailOn, Quiet: c.Quiet,
 			}, res, pr, ro)
-			out = &o
+			out = &posted
 		}
 	} else {
 		lc := f.local
@@ -307,16 +331,18 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	// A local change (--diff, --base) is on no server: its report links
 	// no file (a permalink would name a commit GitHub never saw).
 	ro := report.Options{ServerURL: serverURL, Repo: f.repo, Local: f.pr == 0, HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+	cost := report.EstimateCost(res, f.prices)
+	res.Cost = &cost
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode result: %w", err)
 		}
 		fmt.Fprintf(stdout, "%s\n", report.RedactJSON(b, ro.Secrets))
-	} else if res.Skipped {
-		fmt.Fprintln(stdout, report.JobSummary(res, ro))
 	} else {
-		fmt.Fprintln(stdout, report.Comment(res, ro))
+		// The report as its reader sees it: the hidden lines are for the
+		// next run, which reads them from the posted comment.
+		fmt.Fprintln(stdout, report.Text(res, ro))
 	}
 	if out != nil {
 		if out.CommentURL != "" {
