@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -20,7 +19,8 @@ import (
 
 // runAction is the GitHub Action: inputs and event from the environment,
 // then action.Run with the real clients.
-func runAction(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+func runAction(ctx context.Context, f *Factory) error {
+	getenv, stdout := f.Getenv, f.Stdout
 	a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(stdout))
 	cfg, err := action.LoadConfig(getenv)
 	var missingKey error
@@ -39,13 +39,13 @@ func runAction(ctx context.Context, getenv func(string) string, stdout, stderr i
 		a.Errorf("%s", err.Error())
 		return err
 	}
-	gh, err := newGitHub(nil, cfg.APIURL, cfg.GitHubToken)
+	gh, err := newGitHub(f.HTTPClient, cfg.APIURL, cfg.GitHubToken)
 	if err != nil {
 		return fmt.Errorf("%w: %w", action.ErrUsage, err)
 	}
 	var model llm.Completer // none without a key: only the pre-check runs
 	if missingKey == nil {
-		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion})
+		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient})
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)
 		}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
@@ -33,33 +32,38 @@ Usage:
   anchor-review help             print this help (also --help, -h)
 `
 
-// Main runs one invocation. getenv reads the environment (injected so tests
-// never touch the process's), stdout and stderr are the terminal.
+// Main runs one invocation with the real dependencies. getenv reads the
+// environment, stdout and stderr are the terminal.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return Run(ctx, &Factory{Getenv: getenv, Stdout: stdout, Stderr: stderr}, args)
+}
+
+// Run runs one invocation with the dependencies f gives.
+func Run(ctx context.Context, f *Factory, args []string) error {
 	if len(args) == 0 {
-		if getenv("GITHUB_ACTIONS") != "true" && getenv("GITHUB_EVENT_NAME") == "" {
-			fmt.Fprint(stderr, usageText)
+		if f.Getenv("GITHUB_ACTIONS") != "true" && f.Getenv("GITHUB_EVENT_NAME") == "" {
+			fmt.Fprint(f.Stderr, usageText)
 			return fmt.Errorf("%w: no command given and not running inside GitHub Actions", ErrUsage)
 		}
-		return runAction(ctx, getenv, stdout, stderr)
+		return runAction(ctx, f)
 	}
 	switch args[0] {
 	case "demo":
-		return runDemo(ctx, args[1:], stdout, stderr)
+		return runDemo(ctx, f, args[1:])
 	case "review":
-		return runReview(ctx, args[1:], getenv, stdout, stderr)
+		return runReview(ctx, f, args[1:])
 	case "eval":
-		return runEval(ctx, args[1:], getenv, stdout, stderr)
+		return runEval(ctx, f, args[1:])
 	case "stats":
-		return runStats(ctx, args[1:], getenv, time.Now(), stdout, stderr)
+		return runStats(ctx, f, args[1:])
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usageText)
+		fmt.Fprint(f.Stdout, usageText)
 		return nil
 	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "anchor-review %s\n", version.String())
+		fmt.Fprintf(f.Stdout, "anchor-review %s\n", version.String())
 		return nil
 	}
-	fmt.Fprint(stderr, usageText)
+	fmt.Fprint(f.Stderr, usageText)
 	return fmt.Errorf("%w: unknown command %q", ErrUsage, args[0])
 }
 

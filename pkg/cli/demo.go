@@ -67,7 +67,8 @@ const (
 
 // runDemo runs the whole pipeline on a fixture PR, offline: an in-process
 // fake GitHub serving the fixture, and the model's recorded answers.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, f *Factory, args []string) error {
+	stdout := f.Stdout
 	fl := flag.NewFlagSet("demo", flag.ContinueOnError)
 	name := fl.String("pr", "buggy", "fixture pull request under fixtures/demo/ (buggy, clean, dependabot, reviewed, followup)")
 	list := fl.Bool("list", false, "list the fixture pull requests and exit")
@@ -76,7 +77,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(fl.Output(), "Usage: anchor-review demo [--pr NAME] [--inline] [--list]\n\nRuns skip check, selection, dispatch, synthesis, validator, report and check\noffline on a fixture pull request, and prints what it would post.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, f.Stderr); help || err != nil {
 		return err
 	}
 	names, err := demoNames()

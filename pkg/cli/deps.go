@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"net/http"
 	"time"
 
@@ -9,6 +10,31 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/version"
 	"github.com/anchor-review/anchor-review/prompts"
 )
+
+// Factory is what every command receives from the one place that builds
+// the real dependencies (Main): the environment, the terminal, the HTTP
+// client and the clock. A test builds one with fakes and calls Run, so the
+// commands reach the fake GitHub and the fake model server through the
+// same seams as production.
+type Factory struct {
+	// Getenv reads the environment (never the process's in tests).
+	Getenv func(string) string
+	// Stdout and Stderr are the terminal.
+	Stdout, Stderr io.Writer
+	// HTTPClient sends every request to GitHub and to the model endpoint;
+	// nil builds the production transports (newGitHub, newModel).
+	HTTPClient *http.Client
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// now is the factory's clock.
+func (f *Factory) now() time.Time {
+	if f.Now == nil {
+		return time.Now()
+	}
+	return f.Now()
+}
 
 // newGitHub builds the real GitHub client. apiURL may be a GitHub
 // Enterprise Server URL ending in /api/v3/.
@@ -34,6 +60,8 @@ type modelConfig struct {
 	APIType, APIVersion string
 	// Schemas are the answer schemas by name; nil means prompts.Schemas().
 	Schemas map[string][]byte
+	// HTTPClient sends the requests; nil is llm's default.
+	HTTPClient *http.Client
 }
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
@@ -49,5 +77,6 @@ func newModel(c modelConfig) (*llm.Client, error) {
 		AzureAPIVersion: c.APIVersion,
 		Schemas:         c.Schemas,
 		UserAgent:       version.UserAgent(),
+		HTTPClient:      c.HTTPClient,
 	})
 }

@@ -26,7 +26,8 @@ var ErrCorpus = errors.New("eval: the corpus has broken cases")
 // runEval is `eval` (SPEC sections 5 and 7.6): each persona alone, with its
 // own prompt, and the whole pipeline, against the ground truth of
 // fixtures/eval; and the validator alone on its labelled pool.
-func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, f *Factory, args []string) error {
+	getenv, stdout := f.Getenv, f.Stdout
 	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var personas listFlag
 	fl.Var(&personas, "personas", "evaluate only these personas (comma-separated)")
@@ -52,7 +53,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 			"Offline by default: hand-scripted answers test the scorer, not a model.\n\nFlags:")
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
+	if help, err := parseFlags(fl, args, false, stdout, f.Stderr); help || err != nil {
 		return err
 	}
 	var suites []string
@@ -115,7 +116,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
 	if *live {
-		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY"))}
+		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
 		if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
 		}
@@ -128,7 +129,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
-		date := time.Now().UTC().Format(time.DateOnly)
+		date := f.now().UTC().Format(time.DateOnly)
 		o.Model, o.ModelName = m, *model
 		o.Source = eval.Source{Kind: eval.SourceLive, Model: *model, Date: date}
 		o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}

@@ -76,8 +76,22 @@ func (f *reviewFlags) inputs(fl *flag.FlagSet) map[string]string {
 	return set
 }
 
+// reviewOptions is everything `review` runs with.
+type reviewOptions struct {
+	*Factory
+	Flags reviewFlags
+	// Team are the personas to select from.
+	Team []persona.Persona
+	// Model answers the personas and the validator.
+	Model llm.Completer
+	// GitHub, when not nil, replaces the client the flags name (built
+	// through Factory.HTTPClient).
+	GitHub action.GitHub
+}
+
 // runReview is `review`: a PR through the real API, or a local diff.
-func runReview(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runReview(ctx context.Context, fac *Factory, args []string) error {
+	getenv, stdout, stderr := fac.Getenv, fac.Stdout, fac.Stderr
 	var f reviewFlags
 	fl := flag.NewFlagSet("review", flag.ContinueOnError)
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME (with --pr)")
@@ -152,6 +166,8 @@ Flags:`)
 	mc := modelConfig{
 		BaseURL: firstNonEmpty(f.baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL),
 		APIKey:  firstNonEmpty(f.apiKey, getenv("OPENAI_API_KEY")),
+
+		HTTPClient: fac.HTTPClient,
 	}
 	if mc.APIType, mc.APIVersion, err = action.ParseAPI(f.apiType, f.apiVersion); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -173,7 +189,7 @@ Flags:`)
 		model = llm.NewRecorder(live, file)
 	}
 	f.version = version.String()
-	return reviewWith(ctx, f, getenv, team, model, nil, stdout, stderr)
+	return reviewWith(ctx, reviewOptions{Factory: fac, Flags: f, Team: team, Model: model})
 }
 
 // check validates the flags, every problem at once: how the change is
@@ -224,9 +240,9 @@ func (f *reviewFlags) check(rest []string, set map[string]string) error {
 	return nil
 }
 
-// reviewWith runs the review with the given model; gh, when not nil,
-// replaces the real GitHub client (tests).
-func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, team []persona.Persona, model llm.Completer, gh action.GitHub, stdout, stderr io.Writer) error {
+// reviewWith runs the review o describes.
+func reviewWith(ctx context.Context, o reviewOptions) error {
+	f, getenv, stdout, stderr, gh := o.Flags, o.Getenv, o.Stdout, o.Stderr, o.GitHub
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	// The settings as the Action would have them: the flags, then the
 	// repository configuration for those left at their defaults (read at
@@ -251,7 +267,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 	}
 	serverURL := firstNonEmpty(f.serverURL, getenv("GITHUB_SERVER_URL"), action.DefaultServerURL)
 	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
-	rv := review.Reviewer{Model: model, Personas: team}
+	rv := review.Reviewer{Model: o.Model, Personas: o.Team}
 
 	var res review.Result
 	var err error
@@ -263,7 +279,7 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 			if token == "" {
 				return fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
 			}
-			c, cerr := newGitHub(nil, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
+			c, cerr := newGitHub(o.HTTPClient, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
 			if cerr != nil {
 				return fmt.Errorf("%w: %w", ErrUsage, cerr)
 			}
@@ -278,10 +294,10 @@ func reviewWith(ctx context.Context, f reviewFlags, getenv func(string) string, 
 		if f.post {
 			c := rc.Config
 			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
-			o := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
+			posted := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: c.BotLogin, Mode: review.ModeComment, FailOn: c.FailOn, Quiet: c.Quiet,
 			}, res, pr, ro)
-			out = &o
+			out = &posted
 		}
 	} else {
 		lc := f.local

@@ -588,7 +588,7 @@ func TestReviewRecordReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := reviewFlags{diffFile: invoicePatch, dir: ".", asJSON: true, cfg: cfg}
-	if err := reviewWith(context.Background(), f, noEnv, team, rp, nil, &out, &errOut); err != nil {
+	if err := reviewWith(context.Background(), reviewOptions{Factory: &Factory{Getenv: noEnv, Stdout: &out, Stderr: &errOut}, Flags: f, Team: team, Model: rp}); err != nil {
 		t.Fatalf("replayed review: %v\n%s", err, errOut.String())
 	}
 	var a, b review.Result

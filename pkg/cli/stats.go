@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -35,9 +34,21 @@ type statsSource interface {
 	Requests() int
 }
 
+// statsOptions is everything `stats` runs with.
+type statsOptions struct {
+	*Factory
+	Flags statsFlags
+	// Query is the repository and period, from the flags.
+	Query stats.Options
+	// Source reads the repository; nil builds the real GitHub client
+	// through Factory.HTTPClient.
+	Source statsSource
+}
+
 // runStats is `stats`: which personas earn their noise, from the
 // repository's own reports.
-func runStats(ctx context.Context, args []string, getenv func(string) string, now time.Time, stdout, stderr io.Writer) error {
+func runStats(ctx context.Context, fac *Factory, args []string) error {
+	now := fac.now()
 	var f statsFlags
 	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME")
@@ -64,7 +75,7 @@ persona's findings are rarely acted on. Markdown on stdout, progress on stderr.
 Flags:`)
 		fl.PrintDefaults()
 	}
-	if help, err := parseFlags(fl, args, false, stdout, stderr); help || err != nil {
+	if help, err := parseFlags(fl, args, false, fac.Stdout, fac.Stderr); help || err != nil {
 		return err
 	}
 	daysSet := false
@@ -77,15 +88,24 @@ Flags:`)
 	if !ok {
 		return fmt.Errorf("%w: --repo must be OWNER/NAME, got %q", ErrUsage, f.repo)
 	}
-	token := firstNonEmpty(f.githubToken, getenv("GITHUB_TOKEN"))
+	return statsWith(ctx, statsOptions{Factory: fac, Flags: f, Query: stats.Options{Owner: owner, Repo: repo, Since: since, Until: now}})
+}
+
+// source is the GitHub client the flags name, through the factory's
+// HTTP client.
+func (o statsOptions) source() (statsSource, error) {
+	if o.Source != nil {
+		return o.Source, nil
+	}
+	token := firstNonEmpty(o.Flags.githubToken, o.Getenv("GITHUB_TOKEN"))
 	if token == "" {
-		return fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
+		return nil, fmt.Errorf("%w: no GitHub token: set GITHUB_TOKEN or --github-token", ErrUsage)
 	}
-	c, err := newGitHub(nil, firstNonEmpty(f.githubAPIURL, getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
+	c, err := newGitHub(o.HTTPClient, firstNonEmpty(o.Flags.githubAPIURL, o.Getenv("GITHUB_API_URL"), action.DefaultAPIURL), token)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	return statsWith(ctx, c, f, stats.Options{Owner: owner, Repo: repo, Since: since, Until: now}, getenv, stdout, stderr)
+	return c, nil
 }
 
 // period is the start of the period the flags ask for.
@@ -123,11 +143,16 @@ func (f statsFlags) period(now time.Time, daysSet bool) (time.Time, error) {
 	return since.UTC(), nil
 }
 
-// statsWith reads and prints the figures through src.
-func statsWith(ctx context.Context, src statsSource, f statsFlags, o stats.Options, getenv func(string) string, stdout, stderr io.Writer) error {
+// statsWith reads the figures through opts's source and prints them.
+func statsWith(ctx context.Context, opts statsOptions) error {
+	src, err := opts.source()
+	if err != nil {
+		return err
+	}
+	f, o, getenv, stdout, stderr := opts.Flags, opts.Query, opts.Getenv, opts.Stdout, opts.Stderr
 	o.BotLogin, o.MinFindings, o.MinRate = f.botLogin, f.minFindings, f.minRate
 	o.Known = persona.Names()
-	start := time.Now()
+	start := opts.now()
 	o.Progress = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	r, err := stats.Collect(ctx, src, o)
 	if err != nil {
@@ -138,7 +163,7 @@ func statsWith(ctx context.Context, src statsSource, f statsFlags, o stats.Optio
 		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 	}
 	r.Requests = src.Requests()
-	fmt.Fprintf(stderr, "stats: done in %s with %d requests\n", time.Since(start).Round(time.Millisecond), r.Requests)
+	fmt.Fprintf(stderr, "stats: done in %s with %d requests\n", opts.now().Sub(start).Round(time.Millisecond), r.Requests)
 	md := r.Markdown()
 	fmt.Fprint(stdout, md)
 	if f.jsonFile != "" {

@@ -187,7 +187,7 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 		if pc == nil {
 			pc = cases
 		}
-		v, err := RunValidator(ctx, o.Pool, pc, o.Model, o.ModelName, o.Source, o.Recorder, o.Concurrency)
+		v, err := RunValidator(ctx, o.Pool, pc, ValidatorOptions{Model: o.Model, ModelName: o.ModelName, Source: o.Source, Recorder: o.Recorder, Concurrency: o.Concurrency})
 		if err != nil {
 			return Report{}, err
 		}

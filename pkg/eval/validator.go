@@ -156,21 +156,36 @@ type ValidatorReport struct {
 	Results []PoolResult
 }
 
-// RunValidator runs the validator alone over the pool: offline (model nil)
-// from the pool's recorded answers, live through prompt.ForValidator and
-// model (one call per item, at most concurrency at once), each live verdict
-// saved when rec is set. An item whose case is not among cases fails.
-func RunValidator(ctx context.Context, p *Pool, cases []Case, model llm.Completer, modelName string, live Source, rec *Recorder, concurrency int) (ValidatorReport, error) {
+// ValidatorOptions is how RunValidator asks the validator.
+type ValidatorOptions struct {
+	// Model is the live model; nil answers from the pool's recordings.
+	Model     llm.Completer
+	ModelName string
+	// Source labels a live run's verdicts.
+	Source Source
+	// Recorder, when set, saves every live verdict.
+	Recorder *Recorder
+	// Concurrency bounds the items asked at once; values below 1 mean 1.
+	Concurrency int
+}
+
+// RunValidator runs the validator alone over the pool: offline (o.Model
+// nil) from the pool's recorded answers, live through prompt.ForValidator
+// and o.Model (one call per item, at most o.Concurrency at once), each live
+// verdict saved when o.Recorder is set. An item whose case is not among
+// cases fails.
+func RunValidator(ctx context.Context, p *Pool, cases []Case, o ValidatorOptions) (ValidatorReport, error) {
+	model, modelName, rec := o.Model, o.ModelName, o.Recorder
 	byID := map[string]Case{}
 	for _, c := range cases {
 		byID[c.ID()] = c
 	}
 	rep := ValidatorReport{Source: p.Source, Results: make([]PoolResult, len(p.Items))}
 	if model != nil {
-		rep.Source = live
+		rep.Source = o.Source
 	}
 	var g errgroup.Group
-	g.SetLimit(max(concurrency, 1))
+	g.SetLimit(max(o.Concurrency, 1))
 	for i, it := range p.Items {
 		g.Go(func() error {
 			r := PoolResult{ID: it.ID, Real: it.Real}
