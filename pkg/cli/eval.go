@@ -17,6 +17,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -45,9 +46,12 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	apiType := fl.String("api-type", action.APITypeAuto, "the endpoint's request shape for --live: auto (Azure by host name), openai or azure")
 	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
+	batching := fl.String("validator-batching", action.DefaultValidatorBatching, "the validator's calls in the pipeline and on the pool: per-file (as the Action ships) or per-finding")
+	validatorOnly := fl.Bool("validator-only", false, "with --live: the personas answer from the recordings and only the validator is asked; with --record, only that mode's verdicts are recorded, next to the recorded answers (same --model)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--suite scripted|real|all] [--check] [--personas a,b] [--jsonl FILE] [--markdown FILE]\n"+
-			"                         [--live [--record DIR] [--runs N] [--judge-model M]]\n\n"+
+			"                         [--validator-batching per-file|per-finding]\n"+
+			"                         [--live [--validator-only] [--record DIR] [--runs N] [--judge-model M]]\n\n"+
 			"Scores each persona alone and the whole pipeline (synthesis, gate, validator) against the\n"+
 			"labelled cases under fixtures/eval/, and the validator alone on its labelled pool.\n"+
 			"Offline by default: hand-scripted answers test the scorer, not a model.\n\nFlags:")
@@ -70,6 +74,10 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		return fmt.Errorf("%w: --record needs --live", ErrUsage)
 	case *judgeModel != "" && !*live:
 		return fmt.Errorf("%w: --judge-model needs --live", ErrUsage)
+	case *batching != review.ValidatePerFile && *batching != review.ValidatePerFinding:
+		return fmt.Errorf("%w: --validator-batching must be %s or %s, got %q", ErrUsage, review.ValidatePerFile, review.ValidatePerFinding, *batching)
+	case *validatorOnly && !*live:
+		return fmt.Errorf("%w: --validator-only needs --live (offline, every answer is a recording)", ErrUsage)
 	case *runs < 1:
 		return fmt.Errorf("%w: --runs must be at least 1", ErrUsage)
 	case *runs > 1 && !*live:
@@ -114,7 +122,8 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
+	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases,
+		ValidatorBatching: *batching, ValidatorOnly: *validatorOnly}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
 		if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
@@ -132,12 +141,17 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		date := f.now().UTC().Format(time.DateOnly)
 		o.Model, o.ModelName = m, *model
 		o.Source = eval.Source{Kind: eval.SourceLive, Model: *model, Date: date}
-		o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
+		if !*validatorOnly {
+			o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
+		}
 		if *judgeModel != "" {
 			o.Judge = eval.ModelJudge{Model: m, ModelName: *judgeModel}
 		}
 		if *record != "" {
 			o.Recorder = &eval.Recorder{Dir: *record, Source: eval.Source{Kind: eval.SourceRecorded, Model: *model, Date: date}}
+			if *validatorOnly {
+				o.Recorder.VerdictsOnly = *batching
+			}
 		}
 	}
 

@@ -24,9 +24,13 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, " %d runs; the tables show run 1, the spread table all runs.", len(reports))
 	}
 	fmt.Fprintln(bw)
-	if anyScripted(r) {
+	if r.Scripted() {
 		fmt.Fprintln(bw)
 		fmt.Fprintf(bw, "> %s\n", ScriptedNotice)
+	}
+	if poolScripted(r) {
+		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "> %s\n", PoolScriptedNotice)
 	}
 	if len(r.Sources) == 0 {
 		fmt.Fprintln(bw)

@@ -21,7 +21,7 @@ var s3Clear = modified("src/drivers/s3.ts", 118,
 	"+\t}",
 )
 
-// TestSameDefectOtherWordsMerges is SPEC 9.3's "one defect, one finding": the
+// TestSameDefectOtherWordsMerges is "one defect, one finding": the
 // p-queue typo as correctness and typescript reported it (on one line, in
 // other words, one naming the key as misspelled, the other as a typo of the
 // option) is one posted finding, most severe and surest, both reviewers
