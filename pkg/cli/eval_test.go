@@ -693,7 +693,7 @@ func TestEvalCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval --check: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  14 pool items: ok"} {
+	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  57 pool items: ok"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("eval --check output lacks %q:\n%s", want, stdout)
 		}

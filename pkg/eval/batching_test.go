@@ -149,3 +149,20 @@ func TestSplitFileLabel(t *testing.T) {
 		t.Errorf("a per-file request's label %q reads as %q %v; want x.go [3 9]", req.Label, f, lines)
 	}
 }
+
+// A per-file call on the pool judges at most PoolFileBatch items of a file.
+func TestRunValidatorPerFileBatch(t *testing.T) {
+	p := &Pool{}
+	for i := range PoolFileBatch + 1 {
+		f := finding.Finding{Title: "t", Severity: finding.P1, File: "a.go", Line: i + 1, Evidence: []string{"x"}, Confidence: 75}
+		p.Items = append(p.Items, PoolItem{ID: string(rune('a' + i)), Case: "real/x", Finding: f, Real: true})
+	}
+	m := &countingModel{calls: map[string]int{}}
+	rep, err := RunValidator(context.Background(), p, []Case{{Suite: "real", Name: "x"}}, ValidatorOptions{Model: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.calls[prompt.ValidationsSchema] != 2 || rep.TP != PoolFileBatch+1 {
+		t.Errorf("%d per-file calls, tp %d; want 2 calls (%d and 1 items), all confirmed", m.calls[prompt.ValidationsSchema], rep.TP, PoolFileBatch)
+	}
+}

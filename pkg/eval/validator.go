@@ -221,6 +221,13 @@ type ValidatorReport struct {
 	Results   []PoolResult
 }
 
+// PoolFileBatch is the most pool items one per-file validator call judges.
+// The pool holds several personas' words for one defect, which the
+// product's synthesis would have merged before validation: a per-file call
+// on the pool holds a handful of findings, as the product's calls do, not
+// every item on a file.
+const PoolFileBatch = 4
+
 // ValidatorOptions is how RunValidator asks the validator.
 type ValidatorOptions struct {
 	// Model is the live model; nil answers from the pool's recordings.
@@ -258,12 +265,13 @@ func RunValidator(ctx context.Context, p *Pool, cases []Case, o ValidatorOptions
 	if o.Model != nil {
 		rep.Source = o.Source
 	}
-	// The calls: one per item, or per file one judging its items together.
+	// The calls: one per item, or per file one judging up to
+	// PoolFileBatch of its items together, in pool order.
 	var calls [][]int
 	byFile := map[string]int{}
 	for i, it := range p.Items {
 		k := it.Case + "\x00" + it.Finding.File
-		if j, ok := byFile[k]; ok && o.Batching == review.ValidatePerFile {
+		if j, ok := byFile[k]; ok && o.Batching == review.ValidatePerFile && len(calls[j]) < PoolFileBatch {
 			calls[j] = append(calls[j], i)
 			continue
 		}
