@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -94,6 +95,25 @@ func runDemo(ctx context.Context, f *Factory, args []string) error {
 		return fmt.Errorf("%w: no demo pull request %q (have: %s)", ErrUsage, *name, strings.Join(names, ", "))
 	}
 	return demo(ctx, *name, *inlineReview, stdout)
+}
+
+// visible is a posted comment as GitHub shows it: without its hidden
+// lines (the marker and the metadata for the next run), which the
+// terminal would otherwise print at the top of every report.
+func visible(body string) string {
+	var kept []string
+	hidden := 0
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "<!-- anchor-review:") && strings.HasSuffix(line, "-->") {
+			hidden++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if hidden == 0 {
+		return body
+	}
+	return fmt.Sprintf("(%d hidden lines for the next run, not shown)\n", hidden) + strings.Join(kept, "\n")
 }
 
 func demoNames() ([]string, error) {
@@ -215,7 +235,7 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	res.Coverage.Settings = rc.Settings
 	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
-	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
+	out := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: n, Logf: w.logf}, action.PublishOptions{
 		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
 		Inline: inlineReview,
 	}, res, got, ro)
@@ -236,10 +256,10 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 		fmt.Fprintln(stdout, "== No comment posted.")
 	case edited:
 		fmt.Fprintln(stdout, "== The report comment (the earlier report, edited in place on the fake GitHub) ==")
-		fmt.Fprintln(stdout, body)
+		fmt.Fprintln(stdout, visible(body))
 	default:
 		fmt.Fprintln(stdout, "== The report comment (posted to the fake GitHub) ==")
-		fmt.Fprintln(stdout, body)
+		fmt.Fprintln(stdout, visible(body))
 	}
 	fmt.Fprintln(stdout)
 	if inlineReview {
@@ -254,7 +274,11 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	if len(srv.CheckRuns()) == 0 {
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
-	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	findings := strconv.Itoa(out.Findings)
+	if out.Findings < 0 {
+		findings = "" // the carried report does not record them all
+	}
+	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%s cost=%s\n", out.Skipped, out.Verdict, out.Conclusion, findings, out.Cost)
 	// The demo always exits 0 (it demonstrates; it does not gate): it says
 	// what the Action's step would have exited with instead.
 	code := ExitCode(action.Outcome(res, out, "P1", err))

@@ -359,3 +359,16 @@ func TestDemoCachedTokensIgnoreTiming(t *testing.T) {
 		t.Error("no demo request had a cached prefix; the test checks nothing")
 	}
 }
+
+// TestDemoPrintsNoHiddenLines: the demo prints the posted comment as
+// GitHub shows it, not the hidden marker and metadata lines at its top.
+func TestDemoPrintsNoHiddenLines(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := Main(context.Background(), []string{"demo"}, func(string) string { return "" }, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "<!--") || !strings.Contains(out.String(), "(2 hidden lines for the next run, not shown)\n## anchor-review: ") {
+		t.Errorf("the demo prints hidden lines, or does not say it left them out:\n%s", out.String())
+	}
+}
