@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,8 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	apiType := fl.String("api-type", action.APITypeAuto, "the endpoint's request shape for --live: auto (Azure by host name), openai or azure")
 	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
+	deadline := fl.Int("deadline-minutes", action.DefaultDeadlineMinutes, "with --live: minutes all model work of the run may take (1..360), as the Action's input")
+	modelTimeout := fl.String("model-timeout", "", "with --live: how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m), as the Action's input")
 	batching := fl.String("validator-batching", action.DefaultValidatorBatching, "the validator's calls in the pipeline and on the pool: per-file (as the Action ships) or per-finding")
 	validatorOnly := fl.Bool("validator-only", false, "with --live: the personas answer from the recordings and only the validator is asked; with --record, only that mode's verdicts are recorded, next to the recorded answers (same --model)")
 	fl.Usage = func() {
@@ -141,6 +144,23 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		}
 		mc.Schemas = prompts.Schemas()
 		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)
+		// The model's time limits follow the Action's inputs, with the same
+		// checks: a self-hosted model, or a person answering through a file
+		// queue, may take minutes a call.
+		times := map[string]string{"deadline-minutes": strconv.Itoa(*deadline), "model-timeout": *modelTimeout}
+		cfg, err := action.ReviewConfig(times)
+		var ce *action.ConfigError
+		if errors.As(err, &ce) {
+			var problems []string
+			for _, p := range ce.Problems {
+				problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
+			}
+			return fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		mc.CallTimeout, mc.Budget = cfg.ModelTime()
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)

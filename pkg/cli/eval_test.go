@@ -264,6 +264,11 @@ func TestEvalUsage(t *testing.T) {
 		{name: "runs with record", args: []string{"--live", "--runs", "2", "--record", "x", "--base-url", "http://127.0.0.1:1"}, want: "--record keeps one run"},
 		{name: "live without key", args: []string{"--live"}, want: "--live needs OPENAI_API_KEY"},
 		{name: "live with an unknown api-type", args: []string{"--live", "--api-key", "k", "--api-type", "bedrock"}, want: "api-type"},
+		{name: "unknown validator batching", args: []string{"--validator-batching", "batched"}, want: "--validator-batching must be per-file or per-finding"},
+		{name: "validator-only offline", args: []string{"--validator-only"}, want: "--validator-only needs --live"},
+		{name: "model-timeout without a unit", args: []string{"--live", "--api-key", "k", "--model-timeout", "300"}, want: `--model-timeout: "300" has no unit`},
+		{name: "model-timeout past the deadline", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "15", "--model-timeout", "20m"}, want: "--model-timeout: 20m0s is longer than the run's deadline"},
+		{name: "deadline out of range", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "0"}, want: "--deadline-minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
