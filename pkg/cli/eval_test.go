@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +17,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/internal/memhttp"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/eval"
@@ -982,5 +987,58 @@ func TestEvalLivePerFileThenValidatorOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(caseDir, "source.json")); err != nil {
 		t.Errorf("source.json: %v", err)
+	}
+}
+
+// TestEvalLiveModelTime: --model-timeout and --deadline-minutes reach the
+// live model client, as the Action's inputs do: a model that answers every
+// call in 5 minutes (on a synctest bubble's clock, through memhttp) fails
+// every call under --model-timeout 4m, and answers every one under 6m.
+func TestEvalLiveModelTime(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		timeout string
+		failed  bool
+	}{{"4m", true}, {"6m", false}} {
+		t.Run(tt.timeout, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.New()
+			defer m.Close()
+			answers := truthAnswers(t)
+			m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+				reply := answers(r)
+				reply.Delay = 5 * time.Minute
+				return reply
+			})
+			client := memhttp.Client(map[string]http.Handler{"model.test": m.Handler()})
+			var stdout bytes.Buffer
+			synctest.Test(t, func(t *testing.T) {
+				f := &Factory{Getenv: noEnv, Stdout: &stdout, Stderr: io.Discard, HTTPClient: client}
+				err := Run(context.Background(), f, []string{"eval", "--live", "--suite", "scripted", "--personas", "security",
+					"--base-url", "http://model.test/v1", "--api-key", "k", "--concurrency", "8",
+					"--deadline-minutes", "360", "--model-timeout", tt.timeout, "--jsonl", "-"})
+				if err != nil {
+					t.Fatalf("eval: %v", err)
+				}
+			})
+			_, jsonl, _ := strings.Cut(stdout.String(), "\n\n{")
+			pairs := 0
+			for _, l := range parseJSONL(t, "{"+jsonl) {
+				if l.Kind != "pair" {
+					continue
+				}
+				pairs++
+				failed := string(l.Failed) != "null"
+				if failed != tt.failed {
+					t.Errorf("pair %s/%s failed: %s; want failed %v", l.Persona, l.Case, l.Failed, tt.failed)
+				}
+				if failed && !strings.Contains(string(l.Failed), "timed out") {
+					t.Errorf("pair %s/%s failed with %s; want the call timed out", l.Persona, l.Case, l.Failed)
+				}
+			}
+			if pairs == 0 {
+				t.Fatal("no pair scored")
+			}
+		})
 	}
 }
