@@ -49,11 +49,12 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
 	deadline := fl.Int("deadline-minutes", action.DefaultDeadlineMinutes, "with --live: minutes all model work of the run may take (1..360), as the Action's input")
 	modelTimeout := fl.String("model-timeout", "", "with --live: how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m), as the Action's input")
+	poolMode := fl.String("pool", "yes", "the validator alone on its labelled pool: yes (with the cases), no (the cases alone) or only (the pool alone)")
 	batching := fl.String("validator-batching", action.DefaultValidatorBatching, "the validator's calls in the pipeline and on the pool: per-file (as the Action ships) or per-finding")
 	validatorOnly := fl.Bool("validator-only", false, "with --live: the personas answer from the recordings and only the validator is asked; with --record, only that mode's verdicts are recorded, next to the recorded answers (same --model)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--suite scripted|real|all] [--check] [--personas a,b] [--jsonl FILE] [--markdown FILE]\n"+
-			"                         [--validator-batching per-file|per-finding]\n"+
+			"                         [--validator-batching per-file|per-finding] [--pool yes|no|only]\n"+
 			"                         [--live [--validator-only] [--record DIR] [--runs N] [--judge-model M]]\n\n"+
 			"Scores each persona alone and the whole pipeline (synthesis, gate, validator) against the\n"+
 			"labelled cases under fixtures/eval/, and the validator alone on its labelled pool.\n"+
@@ -79,6 +80,8 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		return fmt.Errorf("%w: --judge-model needs --live", ErrUsage)
 	case *batching != review.ValidatePerFile && *batching != review.ValidatePerFinding:
 		return fmt.Errorf("%w: --validator-batching must be %s or %s, got %q", ErrUsage, review.ValidatePerFile, review.ValidatePerFinding, *batching)
+	case *poolMode != "yes" && *poolMode != "no" && *poolMode != "only":
+		return fmt.Errorf("%w: --pool must be yes, no or only, got %q", ErrUsage, *poolMode)
 	case *validatorOnly && !*live:
 		return fmt.Errorf("%w: --validator-only needs --live (offline, every answer is a recording)", ErrUsage)
 	case *runs < 1:
@@ -105,6 +108,12 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *poolMode == "no" {
+		pool = nil
+	}
+	if *poolMode == "only" && pool == nil {
+		return fmt.Errorf("%w: --pool only: the corpus has no validator pool", ErrUsage)
+	}
 	// The pool names cases of any suite: with a pool, every suite is
 	// loaded (once), and the run scores the requested ones.
 	load := suites
@@ -125,12 +134,16 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	if pool == nil {
 		poolCases = nil
 	}
+	if *poolMode == "only" {
+		// The pool alone: no persona is asked, no pipeline runs.
+		cases = nil
+	}
 	team, err := persona.Load()
 	if err != nil {
 		return err
 	}
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases,
-		ValidatorBatching: *batching, ValidatorOnly: *validatorOnly}
+		ValidatorBatching: *batching, ValidatorOnly: *validatorOnly, NoPipeline: *poolMode == "only"}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
 		if err := action.CheckBaseURL(mc.BaseURL); err != nil {

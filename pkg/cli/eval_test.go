@@ -271,6 +271,7 @@ func TestEvalUsage(t *testing.T) {
 		{name: "live with an unknown api-type", args: []string{"--live", "--api-key", "k", "--api-type", "bedrock"}, want: "api-type"},
 		{name: "unknown validator batching", args: []string{"--validator-batching", "batched"}, want: "--validator-batching must be per-file or per-finding"},
 		{name: "validator-only offline", args: []string{"--validator-only"}, want: "--validator-only needs --live"},
+		{name: "unknown pool mode", args: []string{"--pool", "maybe"}, want: "--pool must be yes, no or only"},
 		{name: "model-timeout without a unit", args: []string{"--live", "--api-key", "k", "--model-timeout", "300"}, want: `--model-timeout: "300" has no unit`},
 		{name: "model-timeout past the deadline", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "15", "--model-timeout", "20m"}, want: "--model-timeout: 20m0s is longer than the run's deadline"},
 		{name: "deadline out of range", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "0"}, want: "--deadline-minutes"},
@@ -1040,5 +1041,25 @@ func TestEvalLiveModelTime(t *testing.T) {
 				t.Fatal("no pair scored")
 			}
 		})
+	}
+}
+
+// TestEvalPoolModes: --pool no scores the cases without the pool, --pool
+// only the pool without a case.
+func TestEvalPoolModes(t *testing.T) {
+	t.Parallel()
+	none, _, err := run(t, noEnv, "eval", "--suite", "real", "--pool", "no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(none, "validator alone") || !strings.Contains(none, "whole pipeline") {
+		t.Errorf("--pool no: want the pipeline and no validator alone:\n%s", none)
+	}
+	only, _, err := run(t, noEnv, "eval", "--pool", "only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(only, "validator alone (per-file): 57 labelled candidate findings") || strings.Contains(only, "real/") || strings.Contains(only, "whole pipeline") {
+		t.Errorf("--pool only: want the validator alone and no case:\n%s", only)
 	}
 }

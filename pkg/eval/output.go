@@ -250,6 +250,14 @@ func writeHeader(bw *bufio.Writer, r Report) {
 // undefined ratio (0/0).
 func WriteTable(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
+	if r.Validator != nil && len(r.Pairs) == 0 && len(r.Unscored) == 0 && len(r.Pipeline.Results) == 0 && len(r.Pipeline.NotScored) == 0 {
+		// The pool alone (eval --pool only): no case was asked.
+		writeValidator(bw, *r.Validator)
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("eval: write table: %w", err)
+		}
+		return nil
+	}
 	writeHeader(bw, r)
 	fmt.Fprintln(bw)
 	pw, cw := len("persona"), len("case")
