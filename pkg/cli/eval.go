@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/prompt"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/prompts"
 )
 
@@ -45,9 +47,15 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	apiKey := fl.String("api-key", "", "API key for --live (default $OPENAI_API_KEY)")
 	apiType := fl.String("api-type", action.APITypeAuto, "the endpoint's request shape for --live: auto (Azure by host name), openai or azure")
 	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
+	deadline := fl.Int("deadline-minutes", action.DefaultDeadlineMinutes, "with --live: minutes all model work of the run may take (1..360), as the Action's input")
+	modelTimeout := fl.String("model-timeout", "", "with --live: how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m), as the Action's input")
+	poolMode := fl.String("pool", "yes", "the validator alone on its labelled pool: yes (with the cases), no (the cases alone) or only (the pool alone)")
+	batching := fl.String("validator-batching", action.DefaultValidatorBatching, "the validator's calls in the pipeline and on the pool: per-file (as the Action ships) or per-finding")
+	validatorOnly := fl.Bool("validator-only", false, "with --live: the personas answer from the recordings and only the validator is asked; with --record, only that mode's verdicts are recorded, next to the recorded answers (same --model)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "Usage: anchor-review eval [--suite scripted|real|all] [--check] [--personas a,b] [--jsonl FILE] [--markdown FILE]\n"+
-			"                         [--live [--record DIR] [--runs N] [--judge-model M]]\n\n"+
+			"                         [--validator-batching per-file|per-finding] [--pool yes|no|only]\n"+
+			"                         [--live [--validator-only] [--record DIR] [--runs N] [--judge-model M]]\n\n"+
 			"Scores each persona alone and the whole pipeline (synthesis, gate, validator) against the\n"+
 			"labelled cases under fixtures/eval/, and the validator alone on its labelled pool.\n"+
 			"Offline by default: hand-scripted answers test the scorer, not a model.\n\nFlags:")
@@ -70,6 +78,12 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		return fmt.Errorf("%w: --record needs --live", ErrUsage)
 	case *judgeModel != "" && !*live:
 		return fmt.Errorf("%w: --judge-model needs --live", ErrUsage)
+	case *batching != review.ValidatePerFile && *batching != review.ValidatePerFinding:
+		return fmt.Errorf("%w: --validator-batching must be %s or %s, got %q", ErrUsage, review.ValidatePerFile, review.ValidatePerFinding, *batching)
+	case *poolMode != "yes" && *poolMode != "no" && *poolMode != "only":
+		return fmt.Errorf("%w: --pool must be yes, no or only, got %q", ErrUsage, *poolMode)
+	case *validatorOnly && !*live:
+		return fmt.Errorf("%w: --validator-only needs --live (offline, every answer is a recording)", ErrUsage)
 	case *runs < 1:
 		return fmt.Errorf("%w: --runs must be at least 1", ErrUsage)
 	case *runs > 1 && !*live:
@@ -94,6 +108,12 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *poolMode == "no" {
+		pool = nil
+	}
+	if *poolMode == "only" && pool == nil {
+		return fmt.Errorf("%w: --pool only: the corpus has no validator pool", ErrUsage)
+	}
 	// The pool names cases of any suite: with a pool, every suite is
 	// loaded (once), and the run scores the requested ones.
 	load := suites
@@ -114,11 +134,16 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	if pool == nil {
 		poolCases = nil
 	}
+	if *poolMode == "only" {
+		// The pool alone: no persona is asked, no pipeline runs.
+		cases = nil
+	}
 	team, err := persona.Load()
 	if err != nil {
 		return err
 	}
-	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
+	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases,
+		ValidatorBatching: *batching, ValidatorOnly: *validatorOnly, NoPipeline: *poolMode == "only"}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
 		if err := action.CheckBaseURL(mc.BaseURL); err != nil {
@@ -132,6 +157,23 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		}
 		mc.Schemas = prompts.Schemas()
 		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)
+		// The model's time limits follow the Action's inputs, with the same
+		// checks: a self-hosted model, or a person answering through a file
+		// queue, may take minutes a call.
+		times := map[string]string{"deadline-minutes": strconv.Itoa(*deadline), "model-timeout": *modelTimeout}
+		cfg, err := action.ReviewConfig(times)
+		var ce *action.ConfigError
+		if errors.As(err, &ce) {
+			var problems []string
+			for _, p := range ce.Problems {
+				problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
+			}
+			return fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		mc.CallTimeout, mc.Budget = cfg.ModelTime()
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -139,12 +181,17 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		date := f.now().UTC().Format(time.DateOnly)
 		o.Model, o.ModelName = m, *model
 		o.Source = eval.Source{Kind: eval.SourceLive, Model: *model, Date: date}
-		o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
+		if !*validatorOnly {
+			o.Answerer = LiveAnswerer{Model: m, ModelName: *model, Personas: team}
+		}
 		if *judgeModel != "" {
 			o.Judge = eval.ModelJudge{Model: m, ModelName: *judgeModel}
 		}
 		if *record != "" {
 			o.Recorder = &eval.Recorder{Dir: *record, Source: eval.Source{Kind: eval.SourceRecorded, Model: *model, Date: date}}
+			if *validatorOnly {
+				o.Recorder.VerdictsOnly = *batching
+			}
 		}
 	}
 

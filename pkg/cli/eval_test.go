@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +17,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/anchor-review/anchor-review/fixtures"
+	"github.com/anchor-review/anchor-review/internal/memhttp"
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/eval"
@@ -56,7 +61,7 @@ func parseJSONL(t *testing.T, s string) []evalLine {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "yield": 5, "validator": 6}
+	order := map[string]int{"pair": 0, "persona": 1, "overall": 2, "pipeline-case": 3, "pipeline": 4, "pipeline-language": 5, "yield": 6, "validator": 7}
 	for i, l := range lines {
 		k, ok := order[l.Kind]
 		if !ok {
@@ -264,6 +269,12 @@ func TestEvalUsage(t *testing.T) {
 		{name: "runs with record", args: []string{"--live", "--runs", "2", "--record", "x", "--base-url", "http://127.0.0.1:1"}, want: "--record keeps one run"},
 		{name: "live without key", args: []string{"--live"}, want: "--live needs OPENAI_API_KEY"},
 		{name: "live with an unknown api-type", args: []string{"--live", "--api-key", "k", "--api-type", "bedrock"}, want: "api-type"},
+		{name: "unknown validator batching", args: []string{"--validator-batching", "batched"}, want: "--validator-batching must be per-file or per-finding"},
+		{name: "validator-only offline", args: []string{"--validator-only"}, want: "--validator-only needs --live"},
+		{name: "unknown pool mode", args: []string{"--pool", "maybe"}, want: "--pool must be yes, no or only"},
+		{name: "model-timeout without a unit", args: []string{"--live", "--api-key", "k", "--model-timeout", "300"}, want: `--model-timeout: "300" has no unit`},
+		{name: "model-timeout past the deadline", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "15", "--model-timeout", "20m"}, want: "--model-timeout: 20m0s is longer than the run's deadline"},
+		{name: "deadline out of range", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "0"}, want: "--deadline-minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,7 +333,7 @@ func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
 	}
 	return func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
-			return llmtest.OK(`{"validated":true,"reason":"confirmed by the test"}`)
+			return validatorAnswer(r)
 		}
 		m := evalRepo.FindStringSubmatch(messagesOf(r))
 		if m == nil {
@@ -344,6 +355,30 @@ func truthAnswers(t *testing.T) func(llmtest.Request) llmtest.Reply {
 	}
 }
 
+var findingHeading = regexp.MustCompile(`(?m)^### (F\d+)$`)
+
+// validatorAnswer confirms every finding of a validator request: one
+// verdict, or, per file, one for each finding the request numbers.
+func validatorAnswer(r llmtest.Request) llmtest.Reply {
+	if r.SchemaName != prompt.ValidationsSchema {
+		return llmtest.OK(`{"validated":true,"reason":"confirmed by the test"}`)
+	}
+	var vs []string
+	for _, m := range findingHeading.FindAllStringSubmatch(messagesOf(r), -1) {
+		vs = append(vs, fmt.Sprintf(`{"finding":%q,"validated":true,"reason":"confirmed by the test"}`, m[1]))
+	}
+	return llmtest.OK(`{"verdicts":[` + strings.Join(vs, ",") + `]}`)
+}
+
+// poolItems is the number of items of the shipped pool.
+func poolItems(t *testing.T) int {
+	b, err := fs.ReadFile(fixtures.FS, "eval/validator/pool.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
 func TestEvalLiveRecord(t *testing.T) {
 	t.Parallel()
 	m := llmtest.New()
@@ -353,7 +388,7 @@ func TestEvalLiveRecord(t *testing.T) {
 	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
 
 	_, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
-		"--record", dir, "--jsonl", jsonl)
+		"--validator-batching", "per-finding", "--record", dir, "--jsonl", jsonl)
 	if err != nil {
 		t.Fatalf("eval --live: %v\n%s", err, stderr)
 	}
@@ -449,8 +484,9 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err != nil || pool != nil {
 		t.Errorf("a recording holds the pool's answers, not the pool: %v, %v", pool, err)
 	}
-	if v, err := os.ReadFile(filepath.Join(dir, "validator", "recorded", "answers.jsonl")); err != nil || strings.Count(string(v), `"validated":true`) != 14 {
-		t.Errorf("validator/recorded/answers.jsonl %s (%v); want the 14 pool verdicts", v, err)
+	items := poolItems(t)
+	if v, err := os.ReadFile(filepath.Join(dir, "validator", "recorded", "answers.jsonl")); err != nil || strings.Count(string(v), `"validated":true`) != items {
+		t.Errorf("validator/recorded/answers.jsonl %s (%v); want the %d pool verdicts", v, err, items)
 	}
 	// Next to the pool it replays, labelled with the model and the day.
 	poolFile, err := fs.ReadFile(fixtures.FS, "eval/validator/pool.jsonl")
@@ -460,9 +496,9 @@ func TestEvalLiveRecord(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "validator", "pool.jsonl"), poolFile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if pool, err = eval.LoadPool(os.DirFS(dir), "."); err != nil || pool == nil || len(pool.Answers) != 14 ||
+	if pool, err = eval.LoadPool(os.DirFS(dir), "."); err != nil || pool == nil || len(pool.Answers) != items ||
 		!strings.HasPrefix(pool.Source.Label(), "recorded from eval-model on ") {
-		t.Errorf("recorded pool: %+v, %v; want 14 answers recorded from eval-model", pool, err)
+		t.Errorf("recorded pool: %+v, %v; want %d answers recorded from eval-model", pool, err, items)
 	}
 	cases, err := eval.LoadDefault()
 	if err != nil {
@@ -668,7 +704,7 @@ func TestEvalCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval --check: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  14 pool items: ok"} {
+	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  57 pool items: ok"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("eval --check output lacks %q:\n%s", want, stdout)
 		}
@@ -699,10 +735,14 @@ func TestEvalSuites(t *testing.T) {
 		t.Errorf("--suite real shows scripted cases, or the default shows none")
 	}
 	// The real suite's answers are a model's, recorded, and say whose and
-	// when; the pool's hand-scripted validator answers still carry the
-	// notice.
-	if !strings.HasPrefix(real, "answers: recorded from claude (answering through a file queue) on 2026-11-26 (15 cases)\n"+eval.ScriptedNotice+"\n") {
-		t.Errorf("the real suite does not say its answers are a model's, recorded, and whose:\n%s", real)
+	// when, with no scripted notice on them; the pool's hand-scripted
+	// verdicts carry their own, beside the validator's figures.
+	if !strings.HasPrefix(real, "answers: recorded from claude (answering through a file queue) on 2026-11-26 (15 cases)\n") ||
+		strings.Contains(real, eval.ScriptedNotice) {
+		t.Errorf("the real suite does not say its answers are a model's, recorded, and whose, or carries the scripted notice:\n%s", real)
+	}
+	if _, after, ok := strings.Cut(real, "validator alone ("); !ok || !strings.Contains(after, eval.PoolScriptedNotice) {
+		t.Errorf("the validator's figures on the hand-scripted pool verdicts carry no notice:\n%s", real)
 	}
 }
 
@@ -853,5 +893,173 @@ func TestEvalLiveRecordReal(t *testing.T) {
 	if !strings.Contains(stdout, "per-persona yield in the whole pipeline (answers: live from eval-model on ") ||
 		!strings.Contains(stdout, `{"kind":"yield"`) {
 		t.Errorf("output lacks the per-persona yield table or its JSONL lines")
+	}
+}
+
+// TestEvalLivePerFileThenValidatorOnly: a live run records the per-file
+// validator's verdicts (the Action's default) in validator-per-file.jsonl
+// and the pool's in recorded-per-file/; a --validator-only run then asks
+// the validator alone, per finding, on the recorded answers, and records
+// its verdicts beside them without touching the answers or the other
+// mode's verdicts. Recording verdicts beside another model's answers is
+// refused before any call.
+func TestEvalLivePerFileThenValidatorOnly(t *testing.T) {
+	t.Parallel()
+	m := llmtest.New()
+	defer m.Close()
+	m.SetDefault(truthAnswers(t))
+	dir := t.TempDir()
+	_, stderr, err := run(t, noEnv, "eval", "--live", "--suite", "scripted", "--base-url", m.URL, "--api-key", "k", "--model", "eval-model",
+		"--record", dir)
+	if err != nil {
+		t.Fatalf("eval --live: %v\n%s", err, stderr)
+	}
+	perFile := 0
+	for _, r := range m.Requests() {
+		if r.Persona == llm.Validator {
+			if r.SchemaName != prompt.ValidationsSchema {
+				t.Errorf("validator request with schema %q; want %q (per-file, the default)", r.SchemaName, prompt.ValidationsSchema)
+			}
+			perFile++
+		}
+	}
+	if perFile == 0 {
+		t.Fatal("no per-file validator request")
+	}
+	rec := filepath.Join(dir, "scripted", "go-sql-injection-search", "recorded")
+	if v, err := os.ReadFile(filepath.Join(rec, "validator-per-file.jsonl")); err != nil || !strings.Contains(string(v), `"validated":true`) {
+		t.Errorf("validator-per-file.jsonl %s (%v); want the live per-file verdicts", v, err)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "validator.jsonl")); err == nil {
+		t.Error("a per-file run wrote per-finding verdicts")
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "validator", "recorded-per-file", "answers.jsonl")); err != nil || strings.Count(string(v), `"validated":true`) != poolItems(t) {
+		t.Errorf("validator/recorded-per-file/answers.jsonl %s (%v); want every pool item's per-file verdict", v, err)
+	}
+
+	// The shipped real recordings, copied: the answers a validator-only run
+	// replays and records beside.
+	real := t.TempDir()
+	const model = "claude (answering through a file queue)"
+	err = fs.WalkDir(fixtures.FS, "eval/real", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(p, "/recorded/") {
+			return err
+		}
+		b, err := fs.ReadFile(fixtures.FS, p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(real, strings.TrimPrefix(p, "eval/"))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caseDir := filepath.Join(real, "real", "js-qs-proto-key", "recorded")
+	answer, err := os.ReadFile(filepath.Join(caseDir, "security.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(m.Requests())
+	if _, stderr, err := run(t, noEnv, "eval", "--live", "--validator-only", "--validator-batching", "per-finding", "--suite", "real",
+		"--base-url", m.URL, "--api-key", "k", "--model", "another-model", "--record", real); err == nil {
+		t.Fatalf("validator-only verdicts of another model beside claude's answers: no error\n%s", stderr)
+	}
+	if n := len(m.Requests()); n != before {
+		t.Fatalf("a refused validator-only run sent %d requests", n-before)
+	}
+	if _, stderr, err := run(t, noEnv, "eval", "--live", "--validator-only", "--validator-batching", "per-finding", "--suite", "real",
+		"--base-url", m.URL, "--api-key", "k", "--model", model, "--record", real); err != nil {
+		t.Fatalf("eval --live --validator-only: %v\n%s", err, stderr)
+	}
+	for _, r := range m.Requests()[before:] {
+		if r.Persona != llm.Validator || r.SchemaName != prompt.ValidationSchema {
+			t.Errorf("validator-only run asked %s (schema %s); want the per-finding validator alone", r.Persona, r.SchemaName)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(caseDir, "security.json")); err != nil || !bytes.Equal(got, answer) {
+		t.Errorf("the recorded answer changed (%v)", err)
+	}
+	if v, err := os.ReadFile(filepath.Join(caseDir, "validator.jsonl")); err != nil || !strings.Contains(string(v), "confirmed by the test") {
+		t.Errorf("validator.jsonl %s (%v); want the new per-finding verdicts", v, err)
+	}
+	if _, err := os.Stat(filepath.Join(caseDir, "source.json")); err != nil {
+		t.Errorf("source.json: %v", err)
+	}
+}
+
+// TestEvalLiveModelTime: --model-timeout and --deadline-minutes reach the
+// live model client, as the Action's inputs do: a model that answers every
+// call in 5 minutes (on a synctest bubble's clock, through memhttp) fails
+// every call under --model-timeout 4m, and answers every one under 6m.
+func TestEvalLiveModelTime(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		timeout string
+		failed  bool
+	}{{"4m", true}, {"6m", false}} {
+		t.Run(tt.timeout, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.New()
+			defer m.Close()
+			answers := truthAnswers(t)
+			m.SetDefault(func(r llmtest.Request) llmtest.Reply {
+				reply := answers(r)
+				reply.Delay = 5 * time.Minute
+				return reply
+			})
+			client := memhttp.Client(map[string]http.Handler{"model.test": m.Handler()})
+			var stdout bytes.Buffer
+			synctest.Test(t, func(t *testing.T) {
+				f := &Factory{Getenv: noEnv, Stdout: &stdout, Stderr: io.Discard, HTTPClient: client}
+				err := Run(context.Background(), f, []string{"eval", "--live", "--suite", "scripted", "--personas", "security",
+					"--base-url", "http://model.test/v1", "--api-key", "k", "--concurrency", "8",
+					"--deadline-minutes", "360", "--model-timeout", tt.timeout, "--jsonl", "-"})
+				if err != nil {
+					t.Fatalf("eval: %v", err)
+				}
+			})
+			_, jsonl, _ := strings.Cut(stdout.String(), "\n\n{")
+			pairs := 0
+			for _, l := range parseJSONL(t, "{"+jsonl) {
+				if l.Kind != "pair" {
+					continue
+				}
+				pairs++
+				failed := string(l.Failed) != "null"
+				if failed != tt.failed {
+					t.Errorf("pair %s/%s failed: %s; want failed %v", l.Persona, l.Case, l.Failed, tt.failed)
+				}
+				if failed && !strings.Contains(string(l.Failed), "timed out") {
+					t.Errorf("pair %s/%s failed with %s; want the call timed out", l.Persona, l.Case, l.Failed)
+				}
+			}
+			if pairs == 0 {
+				t.Fatal("no pair scored")
+			}
+		})
+	}
+}
+
+// TestEvalPoolModes: --pool no scores the cases without the pool, --pool
+// only the pool without a case.
+func TestEvalPoolModes(t *testing.T) {
+	t.Parallel()
+	none, _, err := run(t, noEnv, "eval", "--suite", "real", "--pool", "no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(none, "validator alone") || !strings.Contains(none, "whole pipeline") {
+		t.Errorf("--pool no: want the pipeline and no validator alone:\n%s", none)
+	}
+	only, _, err := run(t, noEnv, "eval", "--pool", "only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(only, "validator alone (per-file): 57 labelled candidate findings") || strings.Contains(only, "real/") || strings.Contains(only, "whole pipeline") {
+		t.Errorf("--pool only: want the validator alone and no case:\n%s", only)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // DefaultRoot is the directory of fixtures.FS that holds the suites.
@@ -107,8 +108,28 @@ type Case struct {
 	// says who wrote them (zero when there are none).
 	Recorded []string
 	Source   Source
-	// Validator holds recorded validator verdicts, keyed "file:line".
-	Validator map[string]finding.Validation
+	// Validator holds the recorded verdicts of the per-finding validator
+	// (validator.jsonl), ValidatorPerFile those of the per-file validator
+	// (validator-per-file.jsonl), each keyed "file:line"; nil when the file
+	// is absent.
+	Validator        map[string]finding.Validation
+	ValidatorPerFile map[string]finding.Validation
+}
+
+// Verdicts are the recorded verdicts of the validator batching mode
+// (review.ValidatePerFinding or review.ValidatePerFile), nil when none were
+// recorded in that mode. A verdict a model gave in one mode is never
+// replayed as the other mode's: a per-file call sees the file's findings
+// together, and may judge them otherwise. Verdicts scripted by hand are
+// written for the finding, not for a mode, and serve both.
+func (c Case) Verdicts(batching string) map[string]finding.Validation {
+	if batching == review.ValidatePerFile {
+		if c.ValidatorPerFile == nil && c.Source.Kind == SourceScripted {
+			return c.Validator
+		}
+		return c.ValidatorPerFile
+	}
+	return c.Validator
 }
 
 // ID is "suite/name", unique over every suite.

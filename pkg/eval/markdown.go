@@ -24,9 +24,13 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, " %d runs; the tables show run 1, the spread table all runs.", len(reports))
 	}
 	fmt.Fprintln(bw)
-	if anyScripted(r) {
+	if r.Scripted() {
 		fmt.Fprintln(bw)
 		fmt.Fprintf(bw, "> %s\n", ScriptedNotice)
+	}
+	if poolScripted(r) {
+		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "> %s\n", PoolScriptedNotice)
 	}
 	if len(r.Sources) == 0 {
 		fmt.Fprintln(bw)
@@ -66,7 +70,10 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 	}
 
 	if p := r.Pipeline; p.Cases > 0 {
-		fmt.Fprintf(bw, "\n## Whole pipeline (posted after synthesis, gate and validator; fail-on %s)\n\n", FailOn)
+		fmt.Fprintf(bw, "\n## Whole pipeline (posted after synthesis, gate and validator %s; fail-on %s)\n\n", p.Batching, FailOn)
+		if len(p.NotScored) > 0 {
+			fmt.Fprintf(bw, "Not scored in %s mode (a model's recording without verdicts of this validator mode): %s.\n\n", p.Batching, strings.Join(p.NotScored, ", "))
+		}
 		fmt.Fprintln(bw, "| metric | value |")
 		fmt.Fprintln(bw, "|---|---:|")
 		fmt.Fprintf(bw, "| cases (with bugs / clean / failed / incomplete review) | %d (%d / %d / %d / %d) |\n", p.Cases, p.BugCases, p.CleanCases, p.Failed, p.Incomplete)
@@ -77,7 +84,18 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		fmt.Fprintf(bw, "| clean PRs whose check fails | %s (%d/%d) |\n", p.CleanFailShare(), p.CleanFailing, p.CleanCases)
 		fmt.Fprintf(bw, "| buggy PRs whose check fails | %s (%d/%d) |\n", p.BugFailShare(), p.BugFailing, p.BugCases)
 		fmt.Fprintf(bw, "| duplicates posted (per PR) | %d (%s) |\n", p.Duplicates, p.DuplicatesPerPR())
-		fmt.Fprintf(bw, "| validator: gated / confirmed / rejected on a labelled issue / without a verdict | %d / %d / %d / %d |\n", p.Gated, p.Validated, p.DroppedReal, p.Unverified)
+		fmt.Fprintf(bw, "| validator (%s): gated / confirmed / rejected / rejected on a labelled issue / without a verdict | %d / %d / %d / %d / %d |\n",
+			p.Batching, p.Gated, p.Validated, p.Rejected(), p.DroppedReal, p.Unverified)
+		if ls := p.ByLanguage(); len(ls) > 0 {
+			fmt.Fprintln(bw, "\nPer language:")
+			fmt.Fprintln(bw)
+			fmt.Fprintln(bw, "| language | cases | with bugs | clean | posted | precision | recall | duplicates per PR | findings per clean PR | clean PRs failing |")
+			fmt.Fprintln(bw, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+			for _, l := range append(ls, LanguageSummary{Language: "all", PipelineSummary: p}) {
+				fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", l.Language, l.Cases, l.BugCases, l.CleanCases, l.Findings,
+					l.Precision(), l.Recall(), l.DuplicatesPerPR(), l.FindingsPerCleanPR(), l.CleanFailShare())
+			}
+		}
 		if len(p.Yield) > 0 {
 			fmt.Fprintln(bw, "\nPer-persona yield (tokens estimated where an answer is replayed):")
 			fmt.Fprintln(bw)
@@ -89,7 +107,10 @@ func WriteMarkdown(w io.Writer, reports []Report) error {
 		}
 	}
 	if v := r.Validator; v != nil {
-		fmt.Fprintf(bw, "\n## Validator alone (%d labelled candidate findings; answers: %s)\n\n", len(v.Results), mdEscape(v.Source.Label()))
+		fmt.Fprintf(bw, "\n## Validator alone (%s; %d labelled candidate findings; answers: %s)\n\n", v.Batching, len(v.Results), mdEscape(v.Source.Label()))
+		if v.NotScored > 0 {
+			fmt.Fprintf(bw, "Not scored: %d of %d items have no recorded %s verdict; the figures are the other %d.\n\n", v.NotScored, len(v.Results), v.Batching, len(v.Results)-v.NotScored)
+		}
 		fmt.Fprintln(bw, "| | validated | rejected |")
 		fmt.Fprintln(bw, "|---|---:|---:|")
 		fmt.Fprintf(bw, "| real | %d | %d |\n| not real | %d | %d |\n\n", v.TP, v.FN, v.FP, v.TN)

@@ -12,6 +12,10 @@ import (
 // scripted by hand: those numbers test the scorer, not a model.
 const ScriptedNotice = "NOTE: answers scripted by hand test the scorer, not a model: these numbers say nothing about any model's quality."
 
+// PoolScriptedNotice is the line the validator's figures carry when its
+// verdicts on the pool were scripted by hand.
+const PoolScriptedNotice = "NOTE: the validator's verdicts on the pool are scripted by hand: these figures test the scorer, not a model."
+
 // NoAnswersNotice is the line an output carries when nothing was scored.
 const NoAnswersNotice = "NOTE: no case here has answers (record them with --live --record): the persona and pipeline tables are empty."
 
@@ -64,19 +68,42 @@ type pipelineLine struct {
 	CleanFailShare     Ratio        `json:"clean_fail_share"`
 	BugFailing         int          `json:"bug_failing"`
 	BugFailShare       Ratio        `json:"bug_fail_share"`
+	Batching           string       `json:"validator_batching"`
 	Gated              int          `json:"gated"`
 	Validated          int          `json:"validated"`
+	Rejected           int          `json:"rejected"`
 	DroppedReal        int          `json:"validator_dropped_real"`
 	Unverified         int          `json:"unverified"`
+	NotScored          []string     `json:"not_scored,omitempty"`
 	Calibration        []AnchorStat `json:"calibration"`
 }
 
+// languageLine is the JSONL summary of the pipeline on one language's
+// cases.
+type languageLine struct {
+	Kind               string `json:"kind"`
+	Run                int    `json:"run,omitempty"`
+	Answers            string `json:"answers"`
+	Language           string `json:"language"`
+	Cases              int    `json:"cases"`
+	BugCases           int    `json:"bug_cases"`
+	CleanCases         int    `json:"clean_cases"`
+	Posted             int    `json:"posted"`
+	Precision          Ratio  `json:"posted_precision"`
+	Recall             Ratio  `json:"recall"`
+	DuplicatesPerPR    Ratio  `json:"duplicates_per_pr"`
+	FindingsPerCleanPR Ratio  `json:"findings_per_clean_pr"`
+	CleanFailShare     Ratio  `json:"clean_fail_share"`
+}
+
 type validatorLine struct {
-	Kind     string `json:"kind"`
-	Run      int    `json:"run,omitempty"`
-	Answers  string `json:"answers"`
-	Scripted bool   `json:"scripted"`
-	Items    int    `json:"items"`
+	Kind      string `json:"kind"`
+	Run       int    `json:"run,omitempty"`
+	Answers   string `json:"answers"`
+	Scripted  bool   `json:"scripted"`
+	Batching  string `json:"validator_batching"`
+	Items     int    `json:"items"`
+	NotScored int    `json:"not_scored"`
 	Confusion
 	Precision   Ratio        `json:"precision"`
 	Recall      Ratio        `json:"recall"`
@@ -149,9 +176,20 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 			Precision: ps.Precision(), Recall: ps.Recall(), SevAgree: ps.SeverityAgreement(),
 			FindingsPerCleanPR: ps.FindingsPerCleanPR(), CleanFailing: ps.CleanFailing, CleanFailShare: ps.CleanFailShare(),
 			BugFailing: ps.BugFailing, BugFailShare: ps.BugFailShare(),
-			Gated: ps.Gated, Validated: ps.Validated, DroppedReal: ps.DroppedReal, Unverified: ps.Unverified, Calibration: ps.Calibration,
+			Batching: ps.Batching, Gated: ps.Gated, Validated: ps.Validated, Rejected: ps.Rejected(), DroppedReal: ps.DroppedReal,
+			Unverified: ps.Unverified, NotScored: ps.NotScored, Calibration: ps.Calibration,
 		}); err != nil {
 			return err
+		}
+		for _, l := range ps.ByLanguage() {
+			if err := encode(languageLine{
+				Kind: "pipeline-language", Run: run, Answers: answers, Language: l.Language,
+				Cases: l.Cases, BugCases: l.BugCases, CleanCases: l.CleanCases, Posted: l.Findings,
+				Precision: l.Precision(), Recall: l.Recall(), DuplicatesPerPR: l.DuplicatesPerPR(),
+				FindingsPerCleanPR: l.FindingsPerCleanPR(), CleanFailShare: l.CleanFailShare(),
+			}); err != nil {
+				return err
+			}
 		}
 		for _, y := range ps.Yield {
 			if err := encode(struct {
@@ -166,7 +204,8 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 	}
 	if v := r.Validator; v != nil {
 		if err := encode(validatorLine{
-			Kind: "validator", Run: run, Answers: v.Source.Label(), Scripted: !v.Source.IsModel(), Items: len(v.Results),
+			Kind: "validator", Run: run, Answers: v.Source.Label(), Scripted: !v.Source.IsModel(), Batching: v.Batching,
+			Items: len(v.Results), NotScored: v.NotScored,
 			Confusion: v.Confusion, Precision: v.Precision(), Recall: v.Recall(), Specificity: v.Specificity(),
 			Accuracy: v.Accuracy(), Results: v.Results,
 		}); err != nil {
@@ -176,17 +215,19 @@ func writeJSONL(w io.Writer, r Report, run int) error {
 	return nil
 }
 
-// anyScripted reports whether any part of r (the cases' answers or the
-// validator pool's) was scripted by hand.
-func anyScripted(r Report) bool {
-	return r.Scripted() || (r.Validator != nil && !r.Validator.Source.IsModel())
+// poolScripted reports whether the validator pool's verdicts, when it
+// ran, were scripted by hand (the cases' answers say so apart:
+// Report.Scripted).
+func poolScripted(r Report) bool {
+	return r.Validator != nil && r.Validator.Source.Kind == SourceScripted
 }
 
-// writeHeader says where the answers came from, and, when any were scripted
-// by hand, that the numbers are not a model's.
+// writeHeader says where the answers came from, and, when the cases'
+// answers were scripted by hand, that their numbers are not a model's (the
+// pool's verdicts carry their own note, PoolScriptedNotice).
 func writeHeader(bw *bufio.Writer, r Report) {
 	fmt.Fprintf(bw, "answers: %s\n", r.SourceLabel())
-	if anyScripted(r) {
+	if r.Scripted() {
 		fmt.Fprintln(bw, ScriptedNotice)
 	}
 	if len(r.Sources) == 0 {
@@ -209,6 +250,14 @@ func writeHeader(bw *bufio.Writer, r Report) {
 // undefined ratio (0/0).
 func WriteTable(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
+	if r.Validator != nil && len(r.Pairs) == 0 && len(r.Unscored) == 0 && len(r.Pipeline.Results) == 0 && len(r.Pipeline.NotScored) == 0 {
+		// The pool alone (eval --pool only): no case was asked.
+		writeValidator(bw, *r.Validator)
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("eval: write table: %w", err)
+		}
+		return nil
+	}
 	writeHeader(bw, r)
 	fmt.Fprintln(bw)
 	pw, cw := len("persona"), len("case")
@@ -270,6 +319,8 @@ func WriteTable(w io.Writer, r Report) error {
 	}
 	if r.Pipeline.Cases > 0 {
 		cal("pipeline", r.Pipeline.Calibration)
+	}
+	if r.Pipeline.Cases > 0 || len(r.Pipeline.NotScored) > 0 {
 		writePipeline(bw, r, cw)
 	}
 	if r.Validator != nil {
@@ -285,7 +336,11 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 	defer writeYield(bw, r)
 	ps := r.Pipeline
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator, fail-on %s (answers: %s)\n", FailOn, r.SourceLabel())
+	fmt.Fprintf(bw, "whole pipeline: posted findings after synthesis, gate and validator (%s), fail-on %s (answers: %s)\n", ps.Batching, FailOn, r.SourceLabel())
+	if n := len(ps.NotScored); n > 0 {
+		fmt.Fprintf(bw, "not scored in %s mode (a model's recording without verdicts of this validator mode; none is made up): %d %s: %s\n",
+			ps.Batching, n, plural(n, "case", "cases"), strings.Join(ps.NotScored, ", "))
+	}
 	fmt.Fprintf(bw, "%-*s  %5s  %6s %4s %4s %4s %4s  %5s %5s %6s %6s  %-16s %-10s  %s\n",
 		cw, "case", "clean", "posted", "tp", "fp", "fn", "dup", "gated", "valid", "dreal", "unver", "verdict", "check", "team")
 	for _, c := range ps.Results {
@@ -310,13 +365,45 @@ func writePipeline(bw *bufio.Writer, r Report, cw int) {
 	fmt.Fprintf(bw, "findings per clean PR %s (%d on %d)   clean PRs whose check fails %s (%d/%d)   buggy PRs whose check fails %s (%d/%d)\n",
 		ps.FindingsPerCleanPR(), ps.CleanFindings, ps.CleanCases, ps.CleanFailShare(), ps.CleanFailing, ps.CleanCases,
 		ps.BugFailShare(), ps.BugFailing, ps.BugCases)
-	fmt.Fprintf(bw, "validator in the pipeline: %d gated, %d confirmed, %d rejected that sat on a labelled issue, %d without a verdict\n",
-		ps.Gated, ps.Validated, ps.DroppedReal, ps.Unverified)
+	fmt.Fprintf(bw, "validator in the pipeline (%s): %d gated, %d confirmed, %d rejected (%d of them on a labelled issue), %d without a verdict\n",
+		ps.Batching, ps.Gated, ps.Validated, ps.Rejected(), ps.DroppedReal, ps.Unverified)
+	writeLanguages(bw, ps)
+}
+
+// writeLanguages writes the pipeline's figures per language of the cases
+// (case.json's), then over all.
+func writeLanguages(bw *bufio.Writer, ps PipelineSummary) {
+	ls := ps.ByLanguage()
+	if len(ls) == 0 {
+		return
+	}
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, "whole pipeline per language")
+	// Rows are indented: a language named like a persona (go, python,
+	// typescript) never reads as that persona's row.
+	fmt.Fprintf(bw, "  %-12s %5s %4s %5s %6s  %9s %6s %7s %10s %10s\n",
+		"language", "cases", "bug", "clean", "posted", "precision", "recall", "dup/PR", "clean-f/PR", "clean-fail")
+	row := func(l LanguageSummary) {
+		fmt.Fprintf(bw, "  %-12s %5d %4d %5d %6d  %9s %6s %7s %10s %10s\n",
+			l.Language, l.Cases, l.BugCases, l.CleanCases, l.Findings, l.Precision(), l.Recall(),
+			l.DuplicatesPerPR(), l.FindingsPerCleanPR(), l.CleanFailShare())
+	}
+	for _, l := range ls {
+		row(l)
+	}
+	row(LanguageSummary{Language: "all", PipelineSummary: ps})
 }
 
 func writeValidator(bw *bufio.Writer, v ValidatorReport) {
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "validator alone: %d labelled candidate findings (answers: %s)\n", len(v.Results), v.Source.Label())
+	fmt.Fprintf(bw, "validator alone (%s): %d labelled candidate findings (answers: %s)\n", v.Batching, len(v.Results), v.Source.Label())
+	if v.Source.Kind == SourceScripted {
+		fmt.Fprintln(bw, PoolScriptedNotice)
+	}
+	if v.NotScored > 0 {
+		fmt.Fprintf(bw, "not scored: %d of %d items have no recorded %s verdict (record them with --live --record); the figures below are the other %d\n",
+			v.NotScored, len(v.Results), v.Batching, len(v.Results)-v.NotScored)
+	}
 	fmt.Fprintf(bw, "%-10s  %9s %8s\n", "", "validated", "rejected")
 	fmt.Fprintf(bw, "%-10s  %9d %8d\n", "real", v.TP, v.FN)
 	fmt.Fprintf(bw, "%-10s  %9d %8d\n", "not real", v.FP, v.TN)

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -25,10 +28,17 @@ const FailOn = "P1"
 type CaseResult struct {
 	Case  string `json:"case"`
 	Clean bool   `json:"clean"`
+	// Language is the case's language (case.json), "" without one.
+	Language string `json:"language,omitempty"`
 	// Team are the personas that ran.
 	Team []string `json:"team"`
 	// Failed is non-empty when the review could not run.
 	Failed string `json:"failed,omitempty"`
+	// NotScored is non-empty when the case cannot be scored offline in the
+	// run's validator batching mode: a model's recording holds no verdict
+	// of that mode for what the pipeline gated. The case is left out of
+	// every pipeline figure and listed instead.
+	NotScored string `json:"not_scored,omitempty"`
 	Counts
 	Matched     []string        `json:"matched,omitempty"`
 	Missed      []string        `json:"missed,omitempty"`
@@ -53,7 +63,11 @@ type CaseResult struct {
 
 // PipelineSummary sums the pipeline over cases.
 type PipelineSummary struct {
+	// Batching is the validator batching mode the pipeline ran in.
+	Batching                            string
 	Cases, BugCases, CleanCases, Failed int
+	// NotScored lists the cases left out (CaseResult.NotScored), by id.
+	NotScored []string
 	Counts
 	// CleanFindings are the findings posted on clean cases.
 	CleanFindings int
@@ -68,6 +82,32 @@ type PipelineSummary struct {
 	// Yield sums the cases' yields by persona, in SPEC order.
 	Yield []Yield
 }
+
+// LanguageSummary is the pipeline summed over one language's cases.
+type LanguageSummary struct {
+	Language string
+	PipelineSummary
+}
+
+// ByLanguage sums the scored cases per language, in name order; cases
+// without a language (the scripted suite) are in none.
+func (s PipelineSummary) ByLanguage() []LanguageSummary {
+	by := map[string][]CaseResult{}
+	for _, r := range s.Results {
+		if r.Language != "" {
+			by[r.Language] = append(by[r.Language], r)
+		}
+	}
+	var out []LanguageSummary
+	for _, l := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, LanguageSummary{Language: l, PipelineSummary: SummarizePipeline(by[l])})
+	}
+	return out
+}
+
+// Rejected is the gated findings the validator refuted (a verdict, not a
+// failure).
+func (s PipelineSummary) Rejected() int { return s.Gated - s.Validated - s.Unverified }
 
 // DuplicatesPerPR is the posted duplicates (a labelled issue posted more
 // than once) over the cases.
@@ -94,7 +134,17 @@ func SummarizePipeline(rs []CaseResult) PipelineSummary {
 		}
 		return 0
 	})
-	s := PipelineSummary{Calibration: calibration(nil), Results: rs, Yield: sumYield(rs)}
+	var scored []CaseResult
+	var notScored []string
+	for _, r := range rs {
+		if r.NotScored != "" {
+			notScored = append(notScored, r.Case)
+			continue
+		}
+		scored = append(scored, r)
+	}
+	rs = scored
+	s := PipelineSummary{Calibration: calibration(nil), Results: rs, Yield: sumYield(rs), NotScored: notScored}
 	for _, r := range rs {
 		s.Cases++
 		if r.Failed != "" {
@@ -131,8 +181,11 @@ func SummarizePipeline(rs []CaseResult) PipelineSummary {
 // would post. answers are the per-persona pass's raw answers, reused.
 func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]byte) CaseResult {
 	cr := CaseResult{Case: c.ID(), Clean: c.Clean(), Calibration: calibration(nil)}
+	if c.Meta != nil {
+		cr.Language = c.Meta.Language
+	}
 	restrict := o.Personas
-	if o.Model == nil {
+	if o.personasOffline() {
 		// Offline, the team is the personas with a recorded answer (within
 		// the restriction): the others have nothing to say. One whose
 		// recording does not parse stays in the team and fails there, so
@@ -150,7 +203,11 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 			return pipelineMisses(c, cr)
 		}
 	}
-	m := &caseModel{c: c, answers: answers, live: o.Model, rec: o.Recorder, noVerdict: map[string]bool{}}
+	batching := o.batching()
+	m := &caseModel{c: c, answers: answers, live: o.Model, validator: o.Model, rec: o.Recorder, batching: batching, noVerdict: map[string]bool{}}
+	if o.ValidatorOnly {
+		m.live = nil
+	}
 	rv := review.Reviewer{Model: m, Personas: o.Team}
 	head := func(_ context.Context, p string) (string, bool, error) {
 		s, ok := c.Head[p]
@@ -160,7 +217,14 @@ func runPipeline(ctx context.Context, c Case, o Options, answers map[string][]by
 		Owner: "eval", Repo: c.Name, // the prompt's "Repository: eval/<case>", as in the per-persona pass
 		Mode: review.ModeComment, Validate: true, Personas: restrict,
 		Model: o.ModelName, MaxConcurrency: max(o.Concurrency, 1), MaxValidations: -1,
+		ValidatorBatching: batching,
 	}, &diff.Diff{Files: c.Files}, c.Title, c.Body, head)
+	if m.validator == nil && len(m.noVerdict) > 0 && c.Source.IsModel() && c.Verdicts(batching) == nil {
+		// A model's recording with no verdict of this mode: the validator
+		// was never asked this way, and its answer is not invented.
+		cr.NotScored = fmt.Sprintf("no recorded %s validator verdicts (record them with --live --validator-batching %s --record)", batching, batching)
+		return cr
+	}
 	for _, p := range res.Coverage.Personas {
 		cr.Team = append(cr.Team, p.Name)
 	}
@@ -212,8 +276,13 @@ func pipelineMisses(c Case, cr CaseResult) CaseResult {
 type caseModel struct {
 	c       Case
 	answers map[string][]byte
-	live    llm.Completer
-	rec     *Recorder
+	live    llm.Completer // personas without an answer; nil: none
+	// validator answers validator requests live; nil: the recordings.
+	validator llm.Completer
+	rec       *Recorder
+	// batching is the validator batching mode: which recorded verdicts
+	// answer offline, and where live verdicts are recorded.
+	batching string
 
 	mu sync.Mutex
 	// noVerdict holds the "file:line" of every validation that got no
@@ -254,23 +323,92 @@ func (m *caseModel) Complete(ctx context.Context, req llm.Request) (llm.Response
 }
 
 func (m *caseModel) validate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if req.Schema == prompt.ValidationsSchema {
+		return m.validateFile(ctx, req)
+	}
 	resp, err := m.verdict(ctx, req)
 	if err != nil {
 		file, line := splitLabel(req.Label)
-		m.mu.Lock()
-		m.noVerdict[VerdictKey(normFile(file), line)] = true
-		m.mu.Unlock()
+		m.missing(file, line)
 	}
 	return resp, err
 }
 
+// missing notes that the finding at file:line got no verdict.
+func (m *caseModel) missing(file string, line int) {
+	m.mu.Lock()
+	m.noVerdict[VerdictKey(normFile(file), line)] = true
+	m.mu.Unlock()
+}
+
+// validateFile answers a per-file validator request (schema
+// "validations", one verdict per finding F1..Fn): offline from the
+// recorded per-file verdicts of each finding's file:line (the request's
+// label names them), live from the model, each verdict recorded.
+func (m *caseModel) validateFile(ctx context.Context, req llm.Request) (llm.Response, error) {
+	file, lines := splitFileLabel(req.Label)
+	if m.validator == nil {
+		type fileVerdict struct {
+			Finding string `json:"finding"`
+			finding.Validation
+		}
+		var ans struct {
+			Verdicts []fileVerdict `json:"verdicts"`
+		}
+		rec := m.c.Verdicts(m.batching)
+		for k, line := range lines {
+			v, ok := rec[VerdictKey(normFile(file), line)]
+			if !ok {
+				m.missing(file, line)
+				continue
+			}
+			ans.Verdicts = append(ans.Verdicts, fileVerdict{Finding: prompt.FindingID(k), Validation: v})
+		}
+		if len(ans.Verdicts) == 0 {
+			return llm.Response{}, fmt.Errorf("%w: no recorded %s validator verdict for %s on %s", llm.ErrNoAnswer, m.batching, req.Label, m.c.ID())
+		}
+		js, err := json.Marshal(ans)
+		if err != nil {
+			return llm.Response{}, fmt.Errorf("eval: %w", err)
+		}
+		return llm.Response{JSON: js}, nil
+	}
+	resp, err := m.validator.Complete(ctx, req)
+	if err != nil {
+		for _, line := range lines {
+			m.missing(file, line)
+		}
+		return resp, err
+	}
+	if m.rec != nil {
+		var ans struct {
+			Verdicts []struct {
+				Finding string `json:"finding"`
+				finding.Validation
+			} `json:"verdicts"`
+		}
+		if json.Unmarshal(resp.JSON, &ans) == nil {
+			for _, v := range ans.Verdicts {
+				for k, line := range lines {
+					if v.Finding == prompt.FindingID(k) {
+						if err := m.rec.SaveVerdict(m.c, m.batching, file, line, v.Validation); err != nil {
+							return resp, err
+						}
+					}
+				}
+			}
+		}
+	}
+	return resp, nil
+}
+
 // verdict is the recorded verdict on req's finding, or the live model's.
 func (m *caseModel) verdict(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if m.live == nil {
+	if m.validator == nil {
 		file, line := splitLabel(req.Label)
-		v, ok := m.c.Validator[VerdictKey(normFile(file), line)]
+		v, ok := m.c.Verdicts(m.batching)[VerdictKey(normFile(file), line)]
 		if !ok {
-			return llm.Response{}, fmt.Errorf("%w: no recorded validator verdict for %s on %s", llm.ErrNoAnswer, req.Label, m.c.ID())
+			return llm.Response{}, fmt.Errorf("%w: no recorded %s validator verdict for %s on %s", llm.ErrNoAnswer, m.batching, req.Label, m.c.ID())
 		}
 		js, err := json.Marshal(v)
 		if err != nil {
@@ -278,12 +416,12 @@ func (m *caseModel) verdict(ctx context.Context, req llm.Request) (llm.Response,
 		}
 		return llm.Response{JSON: js}, nil
 	}
-	resp, err := m.live.Complete(ctx, req)
+	resp, err := m.validator.Complete(ctx, req)
 	if err == nil && m.rec != nil {
 		var v finding.Validation
 		if json.Unmarshal(resp.JSON, &v) == nil {
 			file, line := splitLabel(req.Label)
-			err = m.rec.SaveVerdict(m.c, file, line, v)
+			err = m.rec.SaveVerdict(m.c, m.batching, file, line, v)
 		}
 	}
 	return resp, err
@@ -304,4 +442,21 @@ func splitLabel(label string) (string, int) {
 		}
 	}
 	return label, 0
+}
+
+// splitFileLabel splits a per-file validator label "file:line,line,...".
+func splitFileLabel(label string) (string, []int) {
+	i := strings.LastIndexByte(label, ':')
+	if i < 0 {
+		return label, nil
+	}
+	var lines []int
+	for _, f := range strings.Split(label[i+1:], ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return label, nil
+		}
+		lines = append(lines, n)
+	}
+	return label[:i], lines
 }

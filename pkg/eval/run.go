@@ -17,6 +17,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -89,6 +90,15 @@ type Options struct {
 	Concurrency int
 	// NoPipeline skips the whole-pipeline scores.
 	NoPipeline bool
+	// ValidatorOnly, with Model set, asks Model as the validator only: the
+	// personas answer from the recordings (offline's cases and pairs), so
+	// a validator mode can be measured, and recorded, on answers already
+	// recorded.
+	ValidatorOnly bool
+	// ValidatorBatching is the validator's mode in the pipeline and on the
+	// pool: review.ValidatePerFile (the product's default, and "") or
+	// review.ValidatePerFinding.
+	ValidatorBatching string
 	// Pool, when set, runs the validator alone on it; PoolCases are the
 	// cases its items name (nil means the run's cases).
 	Pool      *Pool
@@ -104,6 +114,11 @@ type Options struct {
 // fails that pair, recorded in the report; Run itself fails only on an
 // unknown persona in the restriction or a cancelled context.
 func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
+	switch o.ValidatorBatching {
+	case "", review.ValidatePerFile, review.ValidatePerFinding:
+	default:
+		return Report{}, fmt.Errorf("eval: validator batching must be %s or %s, got %q", review.ValidatePerFile, review.ValidatePerFinding, o.ValidatorBatching)
+	}
 	for _, p := range o.Personas {
 		if !KnownPersona(p) {
 			return Report{}, fmt.Errorf("eval: unknown persona %q (known: %s)", p, strings.Join(knownPersonas(), ", "))
@@ -118,11 +133,21 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	}
 	var scored, unscored []Case
 	for _, c := range cases {
-		if o.Model == nil && len(c.Recorded) == 0 {
+		if o.personasOffline() && len(c.Recorded) == 0 {
 			unscored = append(unscored, c)
 			continue
 		}
 		scored = append(scored, c)
+	}
+
+	if o.ValidatorOnly && o.Recorder != nil {
+		// Verdicts recorded beside answers are one model's with them.
+		for _, c := range scored {
+			if c.Source.Kind != SourceRecorded || c.Source.Model != o.Recorder.Source.Model {
+				return Report{}, fmt.Errorf("eval: %s: the answers replayed are %s; verdicts of %s cannot be recorded beside them",
+					c.ID(), c.Source.Label(), o.Recorder.Source.Model)
+			}
+		}
 	}
 
 	type pair struct {
@@ -132,7 +157,7 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	var pairs []pair
 	for _, c := range scored {
 		personas := c.Personas()
-		if o.Model != nil {
+		if !o.personasOffline() {
 			// Live, a persona is asked what its labels expect of it, or
 			// because the pipeline selects it: an old recording is no
 			// reason to pay for an answer nobody uses.
@@ -177,6 +202,7 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 			return Report{}, fmt.Errorf("eval: run: %w", err)
 		}
 		r.Pipeline = SummarizePipeline(pipe)
+		r.Pipeline.Batching = o.batching()
 	}
 	for _, c := range unscored {
 		r.Unscored = append(r.Unscored, c.ID())
@@ -187,7 +213,7 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 		if pc == nil {
 			pc = cases
 		}
-		v, err := RunValidator(ctx, o.Pool, pc, ValidatorOptions{Model: o.Model, ModelName: o.ModelName, Source: o.Source, Recorder: o.Recorder, Concurrency: o.Concurrency})
+		v, err := RunValidator(ctx, o.Pool, pc, ValidatorOptions{Model: o.Model, ModelName: o.ModelName, Source: o.Source, Recorder: o.Recorder, Concurrency: o.Concurrency, Batching: o.batching()})
 		if err != nil {
 			return Report{}, err
 		}
@@ -201,7 +227,7 @@ func sourcesOf(cases []Case, o Options) []SourceCount {
 	var out []SourceCount
 	for _, c := range cases {
 		s := c.Source
-		if o.Model != nil {
+		if !o.personasOffline() {
 			s = o.Source
 		}
 		i := slices.IndexFunc(out, func(sc SourceCount) bool { return sc.Source == s })
@@ -247,7 +273,7 @@ func evaluate(ctx context.Context, persona string, c Case, o Options, answers *a
 	if err != nil {
 		return Failed(persona, c, err.Error())
 	}
-	if o.Recorder != nil && o.Model != nil {
+	if o.Recorder != nil && !o.personasOffline() {
 		if err := o.Recorder.SavePersona(c, persona, b); err != nil {
 			return Failed(persona, c, err.Error())
 		}
@@ -323,3 +349,15 @@ func LivePersonas(c Case, team []persona.Persona) ([]string, error) {
 	sortPersonas(ps)
 	return slices.Compact(ps), nil
 }
+
+// batching is o.ValidatorBatching, the product's default when unset.
+func (o Options) batching() string {
+	if o.ValidatorBatching == "" {
+		return review.ValidatePerFile
+	}
+	return o.ValidatorBatching
+}
+
+// personasOffline reports whether the personas answer from the recordings:
+// offline, or live with ValidatorOnly.
+func (o Options) personasOffline() bool { return o.Model == nil || o.ValidatorOnly }

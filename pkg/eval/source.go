@@ -15,13 +15,25 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // The files of a recorded/ directory besides <persona>.json.
 const (
-	sourceFile    = "source.json"
-	validatorFile = "validator.jsonl"
+	sourceFile = "source.json"
+	// validatorFile holds the per-finding validator's verdicts,
+	// validatorPerFileFile the per-file validator's.
+	validatorFile        = "validator.jsonl"
+	validatorPerFileFile = "validator-per-file.jsonl"
 )
+
+// verdictFile is the recorded/ file of a validator batching mode.
+func verdictFile(batching string) string {
+	if batching == review.ValidatePerFile {
+		return validatorPerFileFile
+	}
+	return validatorFile
+}
 
 // Source kinds: who wrote a set of answers.
 const (
@@ -108,19 +120,25 @@ func loadRecorded(fsys fs.FS, dir string, c *Case) error {
 				return fmt.Errorf("%w: %s: %w", ErrCase, path.Join(dir, name), err)
 			}
 			hasSource = true
-		case name == validatorFile:
+		case name == validatorFile || name == validatorPerFileFile:
 			b, err := fs.ReadFile(fsys, path.Join(dir, name))
 			if err != nil {
 				return fmt.Errorf("%w: %w", ErrCase, err)
 			}
-			if c.Validator, err = parseVerdicts(b); err != nil {
+			v, err := parseVerdicts(b)
+			if err != nil {
 				return fmt.Errorf("%w: %s%w", ErrCase, path.Join(dir, name), err)
+			}
+			if name == validatorFile {
+				c.Validator = v
+			} else {
+				c.ValidatorPerFile = v
 			}
 		case isJSON && KnownPersona(p):
 			c.Recorded = append(c.Recorded, p)
 		default:
-			return fmt.Errorf("%w: %s: want <persona>.json for a known persona, %s or %s",
-				ErrCase, path.Join(dir, name), sourceFile, validatorFile)
+			return fmt.Errorf("%w: %s: want <persona>.json for a known persona, %s, %s or %s",
+				ErrCase, path.Join(dir, name), sourceFile, validatorFile, validatorPerFileFile)
 		}
 	}
 	if !hasSource && len(entries) > 0 {
@@ -177,6 +195,12 @@ func parseVerdicts(b []byte) (map[string]finding.Validation, error) {
 type Recorder struct {
 	Dir    string
 	Source Source // Kind SourceRecorded, Model and Date set
+	// VerdictsOnly, a validator batching mode, records that mode's
+	// verdicts alone next to answers already recorded under Dir (a
+	// --validator-only run): a case's recorded/ keeps its persona answers
+	// and source.json, which must name the same model, and only the mode's
+	// verdict file is replaced. Empty records everything afresh.
+	VerdictsOnly string
 
 	mu      sync.Mutex
 	started map[string]bool // cases whose old recordings are cleared
@@ -194,10 +218,39 @@ func (r *Recorder) dir(c Case) (string, error) {
 	return dir, r.start(c.ID(), dir)
 }
 
-// start begins the recording of key in dir the first time it is called for
-// key: the last recording is removed whole (no stale answer survives) and
-// source.json names the model and the day.
+// start begins the recording of a case in dir the first time it is called
+// for key: as startPool, or, with VerdictsOnly, by removing that mode's
+// verdict file alone from a recording of the same model.
 func (r *Recorder) start(key, dir string) error {
+	if r.VerdictsOnly == "" {
+		return r.startPool(key, dir)
+	}
+	if r.started == nil {
+		r.started, r.keys = map[string]bool{}, map[string]bool{}
+	}
+	if r.started[key] {
+		return nil
+	}
+	var old Source
+	b, err := os.ReadFile(filepath.Join(dir, sourceFile))
+	if err != nil {
+		return fmt.Errorf("eval: record verdicts: %w (a verdicts-only recording goes next to recorded answers)", err)
+	}
+	if err := decodeStrict(b, &old); err != nil || old.Kind != SourceRecorded || old.Model != r.Source.Model {
+		return fmt.Errorf("eval: record verdicts: %s names %q, not %q: one recording holds one model's answers (%v)",
+			filepath.Join(dir, sourceFile), old.Model, r.Source.Model, err)
+	}
+	if err := os.Remove(filepath.Join(dir, verdictFile(r.VerdictsOnly))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("eval: record verdicts: %w", err)
+	}
+	r.started[key] = true
+	return nil
+}
+
+// startPool begins the recording of key in dir the first time it is called
+// for key: the last recording is removed whole (no stale answer survives)
+// and source.json names the model and the day.
+func (r *Recorder) startPool(key, dir string) error {
 	if r.started == nil {
 		r.started, r.keys = map[string]bool{}, map[string]bool{}
 	}
@@ -264,14 +317,17 @@ func (r *Recorder) SavePersona(c Case, persona string, b []byte) error {
 	return nil
 }
 
-// SavePoolVerdict appends the validator's live verdict on pool item id to
-// Dir/validator/recorded/answers.jsonl (with source.json), the layout
-// LoadPool reads.
-func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
+// SavePoolVerdict appends the validator's live verdict in batching mode on
+// pool item id to Dir/validator/recorded/answers.jsonl (per finding) or
+// Dir/validator/recorded-per-file/answers.jsonl (per file), with
+// source.json, the layout LoadPool reads. Each mode's recording replaces
+// that mode's directory whole.
+func (r *Recorder) SavePoolVerdict(batching, id string, v finding.Validation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	dir := filepath.Join(r.Dir, PoolDir, recDir)
-	if err := r.start(PoolDir, dir); err != nil {
+	sub := poolRecDir(batching)
+	dir := filepath.Join(r.Dir, PoolDir, sub)
+	if err := r.startPool(PoolDir+"/"+sub, dir); err != nil {
 		return err
 	}
 	ok := v.Validated
@@ -282,21 +338,25 @@ func (r *Recorder) SavePoolVerdict(id string, v finding.Validation) error {
 	}{id, &ok, v.Reason})
 }
 
-// SaveVerdict appends one validator verdict for the finding at file:line.
-// Verdicts are keyed by file:line (the validator request's label): a second
-// finding on the same line keeps the first verdict.
-func (r *Recorder) SaveVerdict(c Case, file string, line int, v finding.Validation) error {
+// SaveVerdict appends one verdict of the validator in batching mode
+// (review.ValidatePerFinding or review.ValidatePerFile) for the finding at
+// file:line, to that mode's file (validator.jsonl or
+// validator-per-file.jsonl). Verdicts are keyed by file:line (the validator
+// request's label): a second finding on the same line keeps the first
+// verdict.
+func (r *Recorder) SaveVerdict(c Case, batching, file string, line int, v finding.Validation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	dir, err := r.dir(c)
 	if err != nil {
 		return err
 	}
-	key := c.ID() + "\x00" + VerdictKey(file, line)
+	name := verdictFile(batching)
+	key := c.ID() + "\x00" + name + "\x00" + VerdictKey(file, line)
 	if r.keys[key] {
 		return nil
 	}
 	r.keys[key] = true
 	ok := v.Validated
-	return appendLine(filepath.Join(dir, validatorFile), verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
+	return appendLine(filepath.Join(dir, name), verdictLine{File: file, Line: line, Validated: &ok, Reason: v.Reason, Severity: v.Severity})
 }

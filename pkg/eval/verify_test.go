@@ -20,7 +20,7 @@ func (a answerModel) Complete(context.Context, llm.Request) (llm.Response, error
 func TestVerifyKeepsSeverity(t *testing.T) {
 	it := PoolItem{ID: "p1", Case: "scripted/x", Finding: finding.Finding{Title: "t", File: "a.go", Line: 1, Severity: finding.P1, Evidence: []string{"x"}}}
 	cases := map[string]Case{"scripted/x": {Name: "x"}}
-	v, err := verify(context.Background(), it, cases, nil, answerModel(`{"validated":true,"reason":"real","severity":"P2"}`), "m")
+	v, err := verify(context.Background(), it, cases, answerModel(`{"validated":true,"reason":"real","severity":"P2"}`), "m")
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}

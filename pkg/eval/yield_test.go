@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // TestYieldOnRecordedCase: the follow-redirects answers the real model
@@ -20,7 +22,8 @@ func TestYieldOnRecordedCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	yields := func(o Options) map[string]Yield {
-		o.Answerer, o.Concurrency = Recorded{FS: release2, Root: "release2"}, 1
+		// The recording holds the per-finding validator's verdicts.
+		o.Answerer, o.Concurrency, o.ValidatorBatching = Recorded{FS: release2, Root: "release2"}, 1, review.ValidatePerFinding
 		r, err := Run(context.Background(), []Case{c}, o)
 		if err != nil {
 			t.Fatal(err)

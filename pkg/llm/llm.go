@@ -73,7 +73,8 @@ type Request struct {
 	Key string
 	// Label is free text a Recorder writes next to the answer, never sent
 	// to the model: pkg/prompt sets the persona name, or "file:line" of
-	// the finding for the validator.
+	// the finding for the validator, "file:line,line,..." (each finding's
+	// line in turn) for a per-file validator request.
 	Label string
 	// AllowRepair, when set, is asked before the one repair request of a
 	// malformed answer; false skips the repair and the call fails with

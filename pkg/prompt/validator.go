@@ -120,7 +120,10 @@ func ForValidatorFile(fs []finding.Finding, c Context, headContent string, model
 		Messages: validatorMessages(pr, view, last.String(), validatorFileTurn),
 		Fence:    fence,
 		Key:      llm.Key(append(keyParts, rendered, headContent)...),
-		Label:    fmt.Sprintf("%s (%d findings)", file, len(fs)),
+		// The label names the file and each finding's line in F1..Fn
+		// order ("a.go:12,40"), so a recorded verdict can be matched back
+		// to its finding by file and line, as ForValidator's.
+		Label: fileLabel(file, fs),
 	}
 }
 
@@ -459,3 +462,13 @@ const validatorFileTurn = "Answer the three questions for every finding of the p
 // FindingID is the id a per-file validator request gives the i-th finding
 // (0-based): "F1", "F2", ...
 func FindingID(i int) string { return "F" + strconv.Itoa(i+1) }
+
+// fileLabel is a per-file validator request's label: the file, then the
+// line of each finding in order, comma-separated ("a.go:12,40").
+func fileLabel(file string, fs []finding.Finding) string {
+	lines := make([]string, len(fs))
+	for i, f := range fs {
+		lines[i] = strconv.Itoa(f.Line)
+	}
+	return file + ":" + strings.Join(lines, ",")
+}

@@ -23,7 +23,12 @@ import (
 //     it would catch are two findings);
 //   - their titles do not name disjoint kinds of defect ("Missing nil
 //     check" and "Missing error check"; the kinds are the words synonyms
-//     fold onto: nil, error, secret, timeout, concurrency, doc, compat, ...);
+//     fold onto: nil, error, secret, timeout, concurrency, doc, compat,
+//     typo, ...), read from what the titles say, not from the identifiers
+//     they name (subject.go);
+//   - if their titles name the same code (one identifier, or one letter
+//     apart: a typo and the name it misspells), they also share a word of
+//     what they say about it (subject.go);
 //   - their titles share at least one word;
 //   - they quote the same code line and what they say overlaps at least
 //     QuoteSimilarity (two different bugs on one line quote it alike, so a
@@ -137,6 +142,8 @@ type problem struct {
 	all      map[string]bool // title and why_it_matters words
 	quotes   map[string]bool // normalized code quotes of the evidence
 	lines    map[int]bool    // the file lines the evidence quotes, from anchoring
+	names    []string        // the code the title names (subject.go)
+	prose    map[string]bool // title words without that code: what it says
 }
 
 // quoting is what step 1 read of a finding's evidence: its quotes
@@ -148,6 +155,7 @@ type quoting struct {
 
 func newProblem(f finding.Finding, q quoting) problem {
 	p := problem{title: normalizeTitle(f.Title), words: bagOfWords(f.Title), quotes: map[string]bool{}, lines: map[int]bool{}}
+	p.names, p.prose = codeNames(f.Title), bagOfWords(proseOf(f.Title))
 	if len(f.Reviewers) > 0 {
 		p.reviewer = f.Reviewers[0]
 	}
@@ -183,9 +191,15 @@ func sameProblem(a, b problem) bool {
 	}
 	// Titles naming different kinds of defect ("Missing nil check",
 	// "Missing error check") are different problems, however alike the
-	// rest of their words.
-	ka, kb := kinds(a.words), kinds(b.words)
+	// rest of their words. The kinds are read from what the titles say,
+	// not from the code they name (subject.go).
+	ka, kb := kinds(a.prose), kinds(b.prose)
 	if len(ka) > 0 && len(kb) > 0 && dice(ka, kb) == 0 {
+		return false
+	}
+	// Titles naming the same code but saying nothing alike about it are
+	// two problems on that code (subject.go).
+	if sharesName(a.names, b.names) && dice(a.prose, b.prose) == 0 {
 		return false
 	}
 	t := dice(a.words, b.words)
@@ -365,6 +379,8 @@ var synonyms = stemmedSynonyms(map[string]string{
 	// nil
 	"null": "nil", "none": "nil", "undefined": "nil", "dereference": "deref", "pointer": "deref",
 	"crash": "panic",
+	// a name spelled wrong
+	"misspell": "typo", "misspelt": "typo", "misspelling": "typo", "spelling": "typo", "misnamed": "typo",
 	// time limits
 	"deadline": "timeout", "hang": "timeout", "forever": "timeout", "indefinitely": "timeout",
 	"block": "timeout",
