@@ -2,9 +2,11 @@ package review_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -72,4 +74,89 @@ func TestPathClassesDoNotHideCodeFromSecurity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFoldedGapValidatedWhenItsHostFalls: a P0 test gap folds into a P0
+// defect two lines away; the validator refutes the defect, cannot judge
+// it, or confirms it lowered to P3. The gap is validated on its own and
+// posted as the P0 it is, and the review blocks. Before, it went with its
+// host: never validated, never posted, and the check green.
+func TestFoldedGapValidatedWhenItsHostFalls(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"package auth",
+		"",
+		"func authenticate(r *http.Request) bool {",
+		`	if r.Header.Get("X-Debug") == "1" {`,
+		"		return true",
+		"	}",
+		`	if r.Header.Get("X-Test-Mode") == "1" {`,
+		"		return true",
+		"	}",
+		`	return checkToken(r.Header.Get("Authorization"))`,
+		"}",
+	}
+	host := "Authentication bypass through a debug header"
+	gap := "No test for the authentication bypass through the X-Test-Mode header"
+	tests := []struct {
+		verdict  string // the validator's on the host
+		hostSev  finding.Severity
+		hostPost bool
+	}{
+		{"false: The debug header is stripped by the proxy.", "", false},
+		{"lower: P3", finding.P3, true},
+		{"malformed", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.verdict, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, addedFile("auth/handler.go", lines), nil)
+			e.model.Script("security", llmtest.OK(answer(t, "security", []finding.Finding{
+				f(host, finding.P0, "auth/handler.go", 4, 100, quoting(lines[3]), func(x *finding.Finding) {
+					x.WhyItMatters = "A request with the X-Debug header skips the authentication token check: an authentication bypass."
+				}),
+			}, nil, nil)))
+			e.model.Script("testing", llmtest.OK(answer(t, "testing", []finding.Finding{
+				f(gap, finding.P0, "auth/handler.go", 7, 100, quoting(lines[6]), func(x *finding.Finding) {
+					x.WhyItMatters = "Nothing tests that a request with the X-Test-Mode header still needs a token: the authentication bypass ships."
+				}),
+			}, nil, nil)))
+			e.verdicts.set(host, tt.verdict)
+			res, _, err := e.rv.ReviewPR(context.Background(), options())
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if res.Coverage.DroppedByReason["folded test gap"] != 1 {
+				t.Fatalf("dropped %v; the gap must fold first for this attack", res.Coverage.DroppedByReason)
+			}
+			var got []string
+			for _, x := range res.Findings {
+				got = append(got, string(x.Severity)+" "+x.Title)
+				if x.Title == host && x.TestGap != nil {
+					t.Errorf("the lowered host still carries the gap's line %q", x.TestGap.Title)
+				}
+			}
+			want := []string{"P0 " + gap}
+			if tt.hostPost {
+				want = append(want, string(tt.hostSev)+" "+host)
+			}
+			if !slices.Equal(got, want) || res.Verdict != review.NotReady {
+				t.Errorf("posted %q, verdict %s; want %q and not ready", got, res.Verdict, want)
+			}
+			if n := len(validatorRequestsFor(e, gap)); n != 1 {
+				t.Errorf("the gap was validated %d times; want once, on its own", n)
+			}
+		})
+	}
+}
+
+func validatorRequestsFor(e *env, title string) []llmtest.Request {
+	var out []llmtest.Request
+	for _, r := range e.model.Requests() {
+		if r.Persona == llm.Validator && validatorTitle(r.Messages) == title {
+			out = append(out, r)
+		}
+	}
+	return out
 }
