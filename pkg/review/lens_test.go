@@ -160,3 +160,55 @@ func validatorRequestsFor(e *env, title string) []llmtest.Request {
 	}
 	return out
 }
+
+// TestDefectWordedLikeATestGap: issue 30's literal fold attack. A P0 whose
+// title says "test" or "cover" ("X-Test-Mode header skips authentication",
+// a path traversal in the "cover image" upload) sits two lines from a P0
+// about the same code that the validator refutes. Before, the P0 counted as
+// a test gap by its words, folded into the host and went with it; now it is
+// a defect, validated and posted on its own, and the review blocks.
+func TestDefectWordedLikeATestGap(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"package auth",
+		"",
+		"func authenticate(r *http.Request) bool {",
+		`	if r.Header.Get("X-Debug") == "1" {`,
+		"		return true",
+		"	}",
+		`	if r.Header.Get("X-Test-Mode") == "1" {`,
+		"		return true",
+		"	}",
+		`	return checkToken(r.Header.Get("Authorization"))`,
+		"}",
+	}
+	host := "Authentication header check returns before the token check"
+	for _, p0 := range []string{"X-Test-Mode header skips authentication", "Authentication cover header X-Test-Mode skips the token check"} {
+		t.Run(p0, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, nil)
+			e.addPR(t, addedFile("auth/handler.go", lines), nil)
+			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", []finding.Finding{
+				f(host, finding.P0, "auth/handler.go", 5, 100, quoting(lines[4]), func(x *finding.Finding) {
+					x.WhyItMatters = "The authentication header check returns true before the token check runs."
+				}),
+			}, nil, nil)))
+			e.model.Script("security", llmtest.OK(answer(t, "security", []finding.Finding{
+				f(p0, finding.P0, "auth/handler.go", 7, 100, quoting(lines[6]), func(x *finding.Finding) {
+					x.WhyItMatters = "Any caller that sends the X-Test-Mode header skips the authentication token check."
+				}),
+			}, nil, nil)))
+			e.verdicts.set(host, "false: The debug branch is compiled out in production.")
+			res, _, err := e.rv.ReviewPR(context.Background(), options())
+			if err != nil {
+				t.Fatalf("ReviewPR: %v", err)
+			}
+			if len(res.Findings) != 1 || res.Findings[0].Title != p0 || res.Findings[0].Severity != finding.P0 || res.Verdict != review.NotReady {
+				t.Errorf("posted %+v, verdict %s; want the P0 %q alone and the review not ready", res.Findings, res.Verdict, p0)
+			}
+			if n := res.Coverage.DroppedByReason["folded test gap"]; n != 0 {
+				t.Errorf("%d folded; a defect is no test gap", n)
+			}
+		})
+	}
+}
