@@ -28,6 +28,7 @@ var runnableNames = map[string]bool{
 	"rakefile": true, "gemfile": true, "vagrantfile": true, "justfile": true, "procfile": true,
 	"build": true, "workspace": true, "build.bazel": true, "workspace.bazel": true,
 	".gitlab-ci.yml": true, "azure-pipelines.yml": true, ".travis.yml": true,
+	"docker-compose.yml": true, "docker-compose.yaml": true, "compose.yml": true, "compose.yaml": true,
 	"package.json": true, // its scripts run on install and in CI
 }
 
