@@ -76,6 +76,22 @@ func TestPathClassesDoNotHideCodeFromSecurity(t *testing.T) {
 	}
 }
 
+// authHandler is the new auth/handler.go of the folding attacks: two
+// header bypasses, a debug one (line 4) and a test-mode one (line 7).
+var authHandler = []string{
+	"package auth",
+	"",
+	"func authenticate(r *http.Request) bool {",
+	`	if r.Header.Get("X-Debug") == "1" {`,
+	"		return true",
+	"	}",
+	`	if r.Header.Get("X-Test-Mode") == "1" {`,
+	"		return true",
+	"	}",
+	`	return checkToken(r.Header.Get("Authorization"))`,
+	"}",
+}
+
 // TestFoldedGapValidatedWhenItsHostFalls: a P0 test gap folds into a P0
 // defect two lines away; the validator refutes the defect, cannot judge
 // it, or confirms it lowered to P3. The gap is validated on its own and
@@ -83,19 +99,7 @@ func TestPathClassesDoNotHideCodeFromSecurity(t *testing.T) {
 // host: never validated, never posted, and the check green.
 func TestFoldedGapValidatedWhenItsHostFalls(t *testing.T) {
 	t.Parallel()
-	lines := []string{
-		"package auth",
-		"",
-		"func authenticate(r *http.Request) bool {",
-		`	if r.Header.Get("X-Debug") == "1" {`,
-		"		return true",
-		"	}",
-		`	if r.Header.Get("X-Test-Mode") == "1" {`,
-		"		return true",
-		"	}",
-		`	return checkToken(r.Header.Get("Authorization"))`,
-		"}",
-	}
+	lines := authHandler
 	host := "Authentication bypass through a debug header"
 	gap := "No test for the authentication bypass through the X-Test-Mode header"
 	tests := []struct {
@@ -169,19 +173,7 @@ func validatorRequestsFor(e *env, title string) []llmtest.Request {
 // a defect, validated and posted on its own, and the review blocks.
 func TestDefectWordedLikeATestGap(t *testing.T) {
 	t.Parallel()
-	lines := []string{
-		"package auth",
-		"",
-		"func authenticate(r *http.Request) bool {",
-		`	if r.Header.Get("X-Debug") == "1" {`,
-		"		return true",
-		"	}",
-		`	if r.Header.Get("X-Test-Mode") == "1" {`,
-		"		return true",
-		"	}",
-		`	return checkToken(r.Header.Get("Authorization"))`,
-		"}",
-	}
+	lines := authHandler
 	host := "Authentication header check returns before the token check"
 	for _, p0 := range []string{"X-Test-Mode header skips authentication", "Authentication cover header X-Test-Mode skips the token check"} {
 		t.Run(p0, func(t *testing.T) {

@@ -39,7 +39,7 @@ const (
 
 // singleWordIDs are the single-word rule ids of each family.
 var singleWordIDs = map[ruleFamily]map[string]bool{
-	familyGo: setOfWords(`errcheck gosec govet vet staticcheck stylecheck gosimple unused ineffassign typecheck deadcode
+	familyGo: wordSet(`errcheck gosec govet vet staticcheck stylecheck gosimple unused ineffassign typecheck deadcode
 		varcheck structcheck lll gocyclo gocognit dupl misspell unparam gocritic revive golint goconst gofmt gofumpt
 		goimports nakedret prealloc unconvert bodyclose noctx errorlint exhaustive exhaustruct funlen cyclop nestif
 		depguard forbidigo wrapcheck goerr113 err113 contextcheck rowserrcheck sqlclosecheck exportloopref
@@ -50,13 +50,13 @@ var singleWordIDs = map[ruleFamily]map[string]bool{
 		intrange nonamedreturns promlinter reassign recvcheck tenv testifylint wastedassign asasalint bidichk
 		forcetypeassert goheader gomoddirectives gomodguard importas interfacebloat loggercheck maintidx
 		nolintlint nosprintfhostport gosmopolitan mirror inamedparam gochecksumtype zerologlint errchkjson`),
-	familyJava: setOfWords(`unchecked deprecation rawtypes serial unused all cast fallthrough finally static resource
+	familyJava: wordSet(`unchecked deprecation rawtypes serial unused all cast fallthrough finally static resource
 		null nls boxing divzero empty hiding javadoc restriction removal preview varargs try overrides
 		unchecked_cast name_shadowing`),
-	familyESLint: setOfWords(`eqeqeq curly camelcase complexity semi quotes indent radix strict yoda`),
-	familyMypy:   setOfWords(`misc override assignment index operator return name import attr arg call valid`),
-	familyRust:   setOfWords(`warnings unused clippy deprecated nonstandard_style`),
-	familyClang: setOfWords(`abseil altera android boost bugprone cert clang-analyzer concurrency cppcoreguidelines
+	familyESLint: wordSet(`eqeqeq curly camelcase complexity semi quotes indent radix strict yoda`),
+	familyMypy:   wordSet(`misc override assignment index operator return name import attr arg call valid`),
+	familyRust:   wordSet(`warnings unused clippy deprecated nonstandard_style`),
+	familyClang: wordSet(`abseil altera android boost bugprone cert clang-analyzer concurrency cppcoreguidelines
 		darwin fuchsia google hicpp linuxkernel llvm llvmlibc misc modernize mpi objc openmp performance portability
 		readability zircon`),
 }

@@ -24,38 +24,30 @@ import (
 //   - "not tested", "never covered by a test", "not exercised by any test".
 
 // testNouns are the words that name a test.
-var testNouns = setOfWords(`test tests unit-test unit-tests testcase testcases test-case test-cases coverage assertion assertions`)
+var testNouns = wordSet(`test tests unit-test unit-tests testcase testcases test-case test-cases coverage assertion assertions`)
 
 // gapOpeners say that what follows is absent, weak or wanted.
-var gapOpeners = setOfWords(`no missing lacks lack lacking without zero weak weaker insufficient inadequate incomplete
+var gapOpeners = wordSet(`no missing lacks lack lacking without zero weak weaker insufficient inadequate incomplete
 	needs need add adds adding write requires`)
 
 // gapStates say that the test noun before them is absent or weakened.
-var gapStates = setOfWords(`missing absent lacking needed required skipped disabled removed weakened deleted gap gaps`)
+var gapStates = wordSet(`missing absent lacking needed required skipped disabled removed weakened deleted gap gaps`)
 
 // gapFailures say that a test does not do its job (after "only", "never",
 // "does not" ...).
-var gapFailures = setOfWords(`check checks assert asserts cover covers exercise exercises verify verifies catch catches pin pins test tests`)
+var gapFailures = wordSet(`check checks assert asserts cover covers exercise exercises verify verifies catch catches pin pins test tests`)
 
 // gapHedges sit between a test noun and its failure.
-var gapHedges = setOfWords(`only never not no longer does do doesn't don't cannot can't fails fail is are`)
+var gapHedges = wordSet(`only never not no longer does do doesn't don't cannot can't fails fail is are`)
 
 // gapNounTail are words after a test noun that make it an adjective of
 // something else ("test mode", "test header"): no claim about a test.
-var gapNounTail = setOfWords(`mode modes flag flags header headers env environment server servers key keys account accounts
+var gapNounTail = wordSet(`mode modes flag flags header headers env environment server servers key keys account accounts
 	user users data endpoint endpoints route routes hook hooks build config credential credentials token tokens
 	secret secrets double doubles stub stubs helper helpers fixture fixtures harness`)
 
 // negations before a participle: "not tested", "never covered by".
-var gapNegations = setOfWords(`not never isn't aren't wasn't weren't`)
-
-func setOfWords(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
+var gapNegations = wordSet(`not never isn't aren't wasn't weren't`)
 
 // gapTokens splits lower-cased text into words; letters, digits and the
 // joiners of identifiers (- _ ') stay in a word, as do dots inside one.
