@@ -37,6 +37,7 @@ func (rn *reviewRun) unfold(ctx context.Context, gated, kept []finding.Finding, 
 		}
 		gaps = append(gaps, out...)
 		rn.res.BelowBar = append(rn.res.BelowBar, below...)
+		uncount(rn.res.Coverage.DroppedByReason, len(out)+len(below))
 	}
 	synth.Sort(rn.res.BelowBar)
 	if len(gaps) == 0 {
@@ -57,4 +58,16 @@ func outcome(confirmed bool) string {
 		return "lowered"
 	}
 	return "refuted or not judged"
+}
+
+// uncount takes n unfolded gaps off the folded count: each now ends where
+// a finding of its own does.
+func uncount(dropped map[string]int, n int) {
+	if n == 0 || dropped == nil {
+		return
+	}
+	dropped[synth.ReasonFolded] -= n
+	if dropped[synth.ReasonFolded] <= 0 {
+		delete(dropped, synth.ReasonFolded)
+	}
 }

@@ -50,7 +50,7 @@ var gapNounTail = wordSet(`mode modes flag flags header headers env environment 
 var gapNegations = wordSet(`not never isn't aren't wasn't weren't`)
 
 // gapTokens splits lower-cased text into words; letters, digits and the
-// joiners of identifiers (- _ ') stay in a word, as do dots inside one.
+// joiners of identifiers (- _ ') stay in a word.
 func gapTokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '\'')
