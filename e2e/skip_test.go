@@ -176,18 +176,20 @@ func TestUsageErrors(t *testing.T) {
 		fixture  string
 		env      map[string]string
 		wantExit int
-		// want are texts the step's log must contain.
-		want []string
+		// want are texts the step's log must contain; never texts it must
+		// not (an input's value: an error names the input and the
+		// problem, never the value, which may be a pasted key).
+		want, never []string
 	}{
 		{
 			name: "bad fail-on", event: "pull_request", fixture: "pull_request.opened",
 			env: map[string]string{"INPUT_FAIL-ON": "P9"}, wantExit: 2,
-			want: []string{"::error::", "fail-on", `"P9"`},
+			want: []string{"::error::", "input fail-on: is not one of P0, P1, P2, P3, never"}, never: []string{"P9"},
 		},
 		{
 			name: "non-number pr-number", event: "workflow_dispatch", fixture: "workflow_dispatch",
 			env: map[string]string{"INPUT_PR-NUMBER": "abc"}, wantExit: 2,
-			want: []string{"::error::", "pr-number", `"abc"`},
+			want: []string{"::error::", "input pr-number: is not a positive integer"}, never: []string{"abc"},
 		},
 		{
 			name: "missing api-key with the default base-url", event: "pull_request", fixture: "pull_request.opened",
@@ -198,7 +200,8 @@ func TestUsageErrors(t *testing.T) {
 			name: "every problem at once", event: "workflow_dispatch", fixture: "workflow_dispatch",
 			env:      map[string]string{"INPUT_FAIL-ON": "sometimes", "INPUT_PR-NUMBER": "12x", "INPUT_API-KEY": "", "INPUT_BASE-URL": remote},
 			wantExit: 2,
-			want:     []string{"input fail-on", "input pr-number", "input api-key", `"sometimes"`, `"12x"`},
+			want:     []string{"input fail-on: is not one of", "input pr-number: is not a positive integer", "input api-key"},
+			never:    []string{"sometimes", "12x"},
 		},
 		{
 			name: "unsupported event", event: "issues", fixture: "issue_comment.created",
@@ -229,6 +232,11 @@ func TestUsageErrors(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(log, w) {
 					t.Errorf("log does not mention %q%s", w, r.logs())
+				}
+			}
+			for _, v := range tt.never {
+				if strings.Contains(log, v) {
+					t.Errorf("log echoes the input's value %q%s", v, r.logs())
 				}
 			}
 			if got := len(s.gh.Requests()); got != 0 {

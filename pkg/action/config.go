@@ -338,7 +338,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Mode = strings.ToLower(in["mode"])
 	if c.Mode != ModeComment && c.Mode != ModeReportOnly {
-		p.add("mode", fmt.Sprintf("%q is not one of %s, %s", in["mode"], ModeComment, ModeReportOnly))
+		p.add("mode", fmt.Sprintf("is not one of %s, %s", ModeComment, ModeReportOnly))
 	}
 
 	c.FailOn, err = ParseFailOn(in["fail-on"])
@@ -347,9 +347,9 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	}
 
 	c.Exclude = splitLines(in["exclude"])
-	for _, g := range c.Exclude {
+	for i, g := range c.Exclude {
 		if err := scope.CheckPatterns([]string{g}); err != nil {
-			p.add("exclude", err.Error())
+			p.add("exclude", fmt.Sprintf("pattern %d is not a valid glob (the syntax of .gitignore, without negation)", i+1))
 		}
 	}
 
@@ -365,7 +365,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	c.MaxInputTokens = p.number("max-input-tokens", in["max-input-tokens"], MinMaxInputTokens, MaxMaxInputTokens)
 	c.ValidatorBatching = strings.ToLower(in["validator-batching"])
 	if c.ValidatorBatching != review.ValidatePerFinding && c.ValidatorBatching != review.ValidatePerFile {
-		p.add("validator-batching", fmt.Sprintf("%q is not one of per-finding, per-file", in["validator-batching"]))
+		p.add("validator-batching", "is not one of per-finding, per-file")
 	}
 	c.CacheWarmup = p.boolean("cache-warmup", in["cache-warmup"])
 
@@ -373,7 +373,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.OnNewCommits = strings.ToLower(in["on-new-commits"])
 	if c.OnNewCommits != OnNewCommitsReview && c.OnNewCommits != OnNewCommitsSkip {
-		p.add("on-new-commits", fmt.Sprintf("%q is not one of %s, %s", in["on-new-commits"], OnNewCommitsReview, OnNewCommitsSkip))
+		p.add("on-new-commits", fmt.Sprintf("is not one of %s, %s", OnNewCommitsReview, OnNewCommitsSkip))
 	}
 
 	c.Quiet = p.boolean("quiet", in["quiet"])
@@ -387,7 +387,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
-		p.add("incomplete", fmt.Sprintf("%q is not one of %s, %s", in["incomplete"], review.IncompleteFailure, review.IncompleteNeutral))
+		p.add("incomplete", fmt.Sprintf("is not one of %s, %s", review.IncompleteFailure, review.IncompleteNeutral))
 	}
 
 	c.APIURL = orDefault(env("GITHUB_API_URL"), DefaultAPIURL)
@@ -430,7 +430,7 @@ func apiType(p *problems, s string) string {
 	case llm.APITypeOpenAI, llm.APITypeAzure:
 		return t
 	}
-	p.add("api-type", fmt.Sprintf("%q is not one of %s, %s, %s", s, APITypeAuto, llm.APITypeOpenAI, llm.APITypeAzure))
+	p.add("api-type", fmt.Sprintf("is not one of %s, %s, %s", APITypeAuto, llm.APITypeOpenAI, llm.APITypeAzure))
 	return llm.APITypeAuto
 }
 
@@ -446,9 +446,9 @@ func apiVersion(p *problems, s string) string {
 	s = strings.TrimSpace(s)
 	switch {
 	case !apiVersionPattern.MatchString(s):
-		p.add("api-version", fmt.Sprintf("%q is not an Azure api-version (YYYY-MM-DD or YYYY-MM-DD-preview)", s))
+		p.add("api-version", "is not an Azure api-version (YYYY-MM-DD or YYYY-MM-DD-preview)")
 	case s[:10] < azureSchemaVersion[:10]:
-		p.add("api-version", fmt.Sprintf("%s predates JSON-schema answers (%s); use %s or later", s, azureSchemaVersion, llm.DefaultAzureAPIVersion))
+		p.add("api-version", fmt.Sprintf("predates JSON-schema answers (%s); use %s or later", azureSchemaVersion, llm.DefaultAzureAPIVersion))
 	}
 	return s
 }
@@ -489,13 +489,14 @@ func ParsePRNumber(s string) (int, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "#")
 	n, err := strconv.ParseInt(t, 10, 32)
 	if err != nil || n < 1 || t[0] == '+' {
-		return 0, fmt.Errorf("%q is not a positive integer", s)
+		return 0, errors.New("is not a positive integer")
 	}
 	return int(n), nil
 }
 
 // ParseFailOn normalises a fail-on value: P0..P3 upper-cased, or
-// FailOnNever; anything else is an error quoting the value.
+// FailOnNever; anything else is an error naming the choices (never the
+// value: an input's error never echoes it).
 func ParseFailOn(s string) (string, error) {
 	switch u := strings.ToUpper(s); u {
 	case "P0", "P1", "P2", "P3":
@@ -503,7 +504,7 @@ func ParseFailOn(s string) (string, error) {
 	case "NEVER":
 		return FailOnNever, nil
 	}
-	return "", fmt.Errorf("%q is not one of P0, P1, P2, P3, never", s)
+	return "", errors.New("is not one of P0, P1, P2, P3, never")
 }
 
 // httpURL parses s as an absolute http or https URL with a host.
@@ -511,14 +512,11 @@ func httpURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		// Never echo the value: a mistyped URL may carry a password.
-		if err == nil && u.Scheme != "" {
-			return nil, fmt.Errorf("a %q URL is not an http(s) URL", u.Scheme)
-		}
 		return nil, errors.New("is not an absolute http(s) URL")
 	}
 	if u.User != nil {
 		// Credentials in a URL end up in logs; they belong in api-key.
-		return nil, fmt.Errorf("%s://%s: credentials in the URL are not allowed", u.Scheme, u.Hostname())
+		return nil, errors.New("has credentials in the URL, which are not allowed (the key belongs in api-key)")
 	}
 	return u, nil
 }
@@ -528,11 +526,14 @@ func httpURL(s string) (*url.URL, error) {
 // when every name is known.
 func UnknownPersonas(names, known []string) string {
 	var bad []string
-	for _, n := range names {
+	for i, n := range names {
 		if slices.Contains(known, n) {
 			continue
 		}
-		s := strconv.Quote(n)
+		// The entry is named by its place, never quoted: a key pasted
+		// into the wrong input must not reach the log (issue 30). The
+		// suggestion is a known name, so it can be shown.
+		s := fmt.Sprintf("entry %d is not a known persona", i+1)
 		if m := closest(n, known); m != "" {
 			s += fmt.Sprintf(" (did you mean %q?)", m)
 		}
@@ -541,11 +542,7 @@ func UnknownPersonas(names, known []string) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	what := "unknown persona "
-	if len(bad) > 1 {
-		what = "unknown personas "
-	}
-	return what + strings.Join(bad, ", ") + "; known: " + strings.Join(known, ", ")
+	return strings.Join(bad, ", ") + "; known: " + strings.Join(known, ", ")
 }
 
 // closest is the name in known within two edits of s (the fewest; the
@@ -696,18 +693,18 @@ func (p *problems) boolean(input, s string) bool {
 	case "false", "False", "FALSE":
 		return false
 	}
-	p.add(input, fmt.Sprintf("%q is not a boolean (true or false)", s))
+	p.add(input, "is not a boolean (true or false)")
 	return false
 }
 
 func (p *problems) number(input, s string, lo, hi int) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		p.add(input, fmt.Sprintf("%q is not an integer", s))
+		p.add(input, "is not an integer")
 		return 0
 	}
 	if n < lo || n > hi {
-		p.add(input, fmt.Sprintf("%d is outside %d..%d", n, lo, hi))
+		p.add(input, fmt.Sprintf("is outside %d..%d", lo, hi))
 		return 0
 	}
 	return n

@@ -30,5 +30,5 @@ func ExampleLoadConfig() {
 	// qwen2.5-coder qwen2.5-coder P2 https://ghe.example.com/api/v3/ <nil>
 	// octo-org octo-repo 42 true <nil>
 	// true
-	// invalid configuration: input mode: "loud" is not one of comment, report-only; input max-concurrency: 0 is outside 1..64
+	// invalid configuration: input mode: is not one of comment, report-only; input max-concurrency: is outside 1..64
 }

@@ -169,7 +169,7 @@ func TestParseEventErrors(t *testing.T) {
 		{"no event name", "", opened, "", ErrUnsupportedEvent, "GITHUB_EVENT_NAME is empty"},
 		{"unsupported before payload", "schedule", []byte("not json"), "", ErrUnsupportedEvent, `"schedule"`},
 		{"dispatch without pr-number", "workflow_dispatch", dispatch, "", ErrNoPR, "pr-number"},
-		{"dispatch with bad pr-number", "workflow_dispatch", dispatch, "abc", ErrNoPR, `input pr-number: "abc" is not a positive integer`},
+		{"dispatch with bad pr-number", "workflow_dispatch", dispatch, "abc", ErrNoPR, `input pr-number: is not a positive integer`},
 		{"dispatch with zero pr-number", "workflow_dispatch", dispatch, "0", ErrNoPR, "input pr-number"},
 		{"dispatch with bad inputs.pr-number", "workflow_dispatch",
 			edit(t, dispatch, func(p map[string]any) { p["inputs"] = map[string]any{"pr-number": "twelve"} }), "", ErrNoPR, "inputs.pr-number"},

@@ -150,7 +150,7 @@ func TestApplyRepoConfigErrors(t *testing.T) {
 	_, _, err = ApplyRepoConfig(c, parseFile(t, "personas: [correctness, house-rules]\n"))
 	var ce *repoconfig.Error
 	if !errors.As(err, &ce) || !errors.Is(err, repoconfig.ErrInvalid) || len(ce.Problems) != 1 ||
-		ce.Problems[0].Key != "personas" || !strings.Contains(ce.Problems[0].Message, `unknown persona "house-rules"`) {
+		ce.Problems[0].Key != "personas" || !strings.Contains(ce.Problems[0].Message, `entry 2 is not a known persona`) {
 		t.Fatalf("err = %v; want one problem at key personas", err)
 	}
 	// The same name given as a workflow input is LoadConfig's problem,

@@ -91,13 +91,7 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	case *runs > 1 && *record != "":
 		return fmt.Errorf("%w: --record keeps one run's answers; use it with --runs 1", ErrUsage)
 	}
-	var unknown []string
-	for _, p := range personas {
-		if !eval.KnownPersona(p) {
-			unknown = append(unknown, p)
-		}
-	}
-	if msg := action.UnknownPersonas(unknown, persona.Names()); msg != "" {
+	if msg := action.UnknownPersonas(personas, slices.DeleteFunc(persona.Names(), func(p string) bool { return !eval.KnownPersona(p) })); msg != "" {
 		return fmt.Errorf("%w: --personas: %s", ErrUsage, msg)
 	}
 	if *check {

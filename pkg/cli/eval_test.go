@@ -261,7 +261,7 @@ func TestEvalUsage(t *testing.T) {
 		{name: "record without live", args: []string{"--record", "x"}, want: "--record needs --live"},
 		{name: "unknown flag", args: []string{"--frobnicate"}, want: "-frobnicate"},
 		{name: "argument", args: []string{"extra"}, want: "no arguments"},
-		{name: "unknown persona", args: []string{"--personas", "nosuch"}, want: `unknown persona "nosuch"`},
+		{name: "unknown persona", args: []string{"--personas", "nosuch"}, want: `entry 1 is not a known persona`},
 		{name: "bad suite", args: []string{"--suite", "fake"}, want: "--suite must be scripted, real or all"},
 		{name: "judge without live", args: []string{"--judge-model", "m"}, want: "--judge-model needs --live"},
 		{name: "runs without live", args: []string{"--runs", "2"}, want: "--runs needs --live"},

@@ -75,7 +75,7 @@ func TestReviewAppliesRepoConfig(t *testing.T) {
 		name, config string
 		want         []string
 	}{
-		{"unknown persona", "personas: [secrity]\n", []string{"personas", `unknown persona "secrity"`}},
+		{"unknown persona", "personas: [secrity]\n", []string{"personas", `entry 1 is not a known persona`}},
 		{"out of range", "max_concurrency: 1000\n", []string{"max_concurrency", "64"}},
 		{"unknown key", "persona: [security]\n", []string{"persona"}},
 	} {
@@ -214,7 +214,7 @@ func TestReviewPRAppliesRepoConfig(t *testing.T) {
 				t.Fatalf("exit %d (%v); want %d\n%s", ExitCode(err), err, tt.wantExit, stderr)
 			}
 			if tt.wantExit == 2 {
-				if !strings.Contains(err.Error(), `unknown persona "secrity"`) || !strings.Contains(err.Error(), "base commit") {
+				if !strings.Contains(err.Error(), `personas: entry 1 is not a known persona`) || !strings.Contains(err.Error(), "base commit") {
 					t.Errorf("error %q does not name the persona and where the file was read", err)
 				}
 				if n := len(m.Requests()); n != 0 {

@@ -42,7 +42,7 @@ func TestStatsUsageErrors(t *testing.T) {
 func TestReviewPricingFlag(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := Main(context.Background(), []string{"review", "--diff", "x.patch", "--pricing", "0.4, 1.6"}, func(string) string { return "" }, &stdout, &stderr)
-	if ExitCode(err) != 2 || !strings.Contains(err.Error(), `--pricing: line 1: "0.4, 1.6" is not three prices`) {
+	if ExitCode(err) != 2 || !strings.Contains(err.Error(), `--pricing: line 1: not three prices`) {
 		t.Errorf("bad --pricing: %v; want a usage error naming --pricing", err)
 	}
 }

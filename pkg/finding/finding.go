@@ -124,6 +124,11 @@ type Finding struct {
 type TestGap struct {
 	Title     string   `json:"title"`
 	Reviewers []string `json:"reviewers"`
+	// Findings are the folded test gaps as they stood, each one that
+	// would post on its own: whenever the finding carrying them is
+	// refuted or lowered below one, that one is validated on its own
+	// (SPEC 8.1, issue 30). Never serialized: the report shows the line.
+	Findings []Finding `json:"-"`
 }
 
 // Fingerprint identifies a finding's problem independently of its line, so

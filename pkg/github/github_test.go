@@ -769,7 +769,7 @@ func TestStalledServerCannotHang(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, err := github.New(srv.Client(), srv.URL, token, github.WithRetry(github.Policy{MaxAttempts: 1, AttemptTimeout: 50 * time.Millisecond}))
+	c, err := github.New(srv.Client(), srv.URL, token, github.WithRetry(github.Policy{MaxAttempts: 1, AttemptTimeout: time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}

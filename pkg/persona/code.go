@@ -73,6 +73,21 @@ type commentScanner struct {
 	// inString: inside a triple-quoted string a code line opened
 	// (q = """ ...): its lines are code.
 	inString bool
+	// inRaw: inside a Go raw string or a JavaScript template literal (a
+	// backtick a code line opened): its lines are code, whatever they
+	// start with ("/*" in a raw string opens no comment).
+	inRaw bool
+}
+
+// docTail reports whether what follows the quotes that close a docstring
+// on line t is code (`"""doc"""; os.system(x)`).
+func docTail(t string) bool {
+	i := max(strings.LastIndex(t, `"""`), strings.LastIndex(t, `'''`))
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(t[i+3:])
+	return rest != "" && !strings.HasPrefix(rest, "#")
 }
 
 // nonCode reports whether text (one line of a hunk, in order) is not code.
@@ -88,14 +103,19 @@ func (c *commentScanner) nonCode(text string) bool {
 			return false
 		case c.inDoc:
 			c.inDoc = !odd
-			return true
+			// Code after the closing quotes makes the line code.
+			return c.inDoc || !docTail(t)
 		case strings.HasPrefix(t, `"""`) || strings.HasPrefix(t, `'''`) || strings.HasPrefix(t, `r"""`):
 			// A docstring: a statement that is only a string.
 			c.inDoc = odd
-			return true
+			return odd || !docTail(t)
 		}
 		c.inString = odd
 		return t == "" || strings.HasPrefix(t, "#")
+	}
+	if c.inRaw {
+		c.inRaw = strings.Count(t, "`")%2 == 0
+		return false
 	}
 	if c.inBlock {
 		if i := strings.Index(t, "*/"); i >= 0 {
@@ -127,6 +147,9 @@ func (c *commentScanner) nonCode(text string) bool {
 		return true // the body or end of a block comment the hunk started inside
 	case c.lang == langOther && strings.HasPrefix(t, "#"):
 		return true
+	}
+	if (c.lang == langGo || c.lang == langJS) && strings.Count(t, "`")%2 == 1 {
+		c.inRaw = true // a raw string or template literal opens on this line of code
 	}
 	return false
 }

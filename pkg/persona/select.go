@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
-	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // AdversarialLines is the number of executable changed lines at which the
@@ -122,7 +121,10 @@ func detect(s Signals) map[string]string {
 	if r := testingReason(s.Files, s.Tests); r != "" {
 		out["testing"] = r
 	}
-	if r := maintainabilityReason(s.Files, s.ExecutableLines); r != "" {
+	// scope's count leaves out what a path class calls docs or tests;
+	// selection's own count reads names (runs.go), so a LICENSE.go counts.
+	executable := max(s.ExecutableLines, sourceLines(s.Files))
+	if r := maintainabilityReason(s.Files, executable); r != "" {
 		out["maintainability"] = r
 	}
 	for name, r := range stackReasons(s.Files) {
@@ -140,8 +142,8 @@ func detect(s Signals) map[string]string {
 				reason += fmt.Sprintf(" (and %d more files)", more)
 			}
 		}
-		if t.name == "adversarial" && s.ExecutableLines >= AdversarialLines {
-			lines := fmt.Sprintf("%d executable changed lines", s.ExecutableLines)
+		if t.name == "adversarial" && executable >= AdversarialLines {
+			lines := fmt.Sprintf("%d executable changed lines", executable)
 			if reason == "" {
 				reason = lines
 			} else {
@@ -149,6 +151,9 @@ func detect(s Signals) map[string]string {
 			}
 		} else if t.name == "adversarial" && reason != "" {
 			reason = "high-risk area: " + reason
+		}
+		if t.name == "security" && reason == "" {
+			reason = securityReason(s.Files)
 		}
 		if reason != "" {
 			out[t.name] = reason
@@ -180,7 +185,9 @@ type hit struct {
 }
 
 // scanFiles runs every scanned persona's rules over the files once. Files
-// that are not scope.Executable (tests, docs, lock files) are skipped: they do not change what the code does. So is a file whose
+// that are not sourceFile (tests, documentation, lock files, by name: a .go
+// under doc/ is source) are skipped: the security persona reads them all
+// the same (securityReason), and the other lenses are about what ships. So is a file whose
 // change touches no line of code (only comments, docstrings or blank
 // lines): a one-line docstring edit in sessions.py selects nobody, whatever
 // the path says. Otherwise path rules run, and line rules on the added and
@@ -197,7 +204,7 @@ func scanFiles(files []*diff.File) []hit {
 	var found needleSet
 	for _, f := range files {
 		p := f.Path()
-		if !scope.Executable(p) {
+		if !sourceFile(f) {
 			continue
 		}
 		fi := newPathInfo(p)

@@ -286,7 +286,7 @@ func TestSelectSmallSignals(t *testing.T) {
 		{"49 lines", Signals{ExecutableLines: 49}, "adversarial", ""},
 		{"50 lines", Signals{ExecutableLines: 50}, "adversarial", "50 executable changed lines"},
 		{"deleted auth check", Signals{Files: []*diff.File{file("web/h.go", "-	if !user.IsAdmin() {")}}, "security", "authentication or authorization check in web/h.go"},
-		{"author is not auth", Signals{Files: []*diff.File{file("pkg/author/name.go", "+x := 1")}}, "security", ""},
+		{"author is not auth", Signals{Files: []*diff.File{file("pkg/author/name.go", "+x := 1")}}, "security", "code that can run changed in pkg/author/name.go"},
 		{"goroutine", Signals{Files: []*diff.File{file("srv/run.go", "+	go s.flush()")}}, "reliability", "background job or goroutine in srv/run.go"},
 		{"I/O in loop beats plain loop", Signals{Files: []*diff.File{file("a.go", "+for _, id := range ids {", "+	x := f(id)", "+	resp, err := http.Get(base + id)")}}, "performance", "query or I/O inside a loop in a.go"},
 		{"unexported Go func", Signals{Files: []*diff.File{file("a.go", "+func helper(x int) int {")}}, "api-contract", ""},

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
-	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // stackFile reports which stack persona (StackNames) a changed file
@@ -19,7 +18,7 @@ func stackFile(p string) (name, label string) {
 	if isWorkflow(p) {
 		return "ci-security", "workflow or action definition"
 	}
-	if !scope.Executable(p) {
+	if !canRun(p) || isTestFile(p) {
 		return "", ""
 	}
 	switch LanguageOf(p) {

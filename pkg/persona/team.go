@@ -2,11 +2,11 @@ package persona
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
-	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // When the testing and maintainability personas run. Both were always on;
@@ -49,24 +49,30 @@ type TestIndex struct {
 //     of a test file than it adds (a weakened test is a test gap);
 //  2. at least TestingLines executable lines change in source files whose
 //     tests the PR does not change, in a repository that has tests (or
-//     whose tests could not be listed: tests == nil). A source file's tests
-//     are its own test files in the head tree when it has any, else any
-//     test file: a PR that changes no test at all leaves every source file
-//     untested.
+//     whose tests could not be listed: tests == nil).
 //
-// Test files are scope.IsTest paths; source files are the executable ones
-// (scope.Executable: no tests, docs, lock, vendored or generated files).
+// A source file counts as tested by the PR only when the PR changes
+// executable lines (not comments, docstrings or blank lines: codeFlags) of
+// one of its own tests: its test files in the head tree (tests.Of), or a
+// changed test file of the same name stem or, for Go, of the same package. A comment in some test file is no test
+// of the change, and a test of other code is none either.
+//
+// Test files are isTestFile paths; source files are sourceFile ones.
 func testingReason(files []*diff.File, tests *TestIndex) string {
 	changedTests := map[string]bool{}
+	var testPaths []string
 	for _, f := range files {
 		p := f.Path()
-		if !scope.IsTest(p) {
+		if !isTestFile(p) {
 			continue
 		}
 		if f.Status == diff.Deleted || f.Deleted() > f.Added() {
 			return "tests removed in " + p
 		}
-		changedTests[p] = true
+		if _, code := codeFlags(f, langOf(path.Base(strings.ToLower(p)))); code {
+			changedTests[p] = true
+			testPaths = append(testPaths, p)
+		}
 	}
 	if tests != nil && !tests.Any && len(changedTests) == 0 {
 		return "" // a repository without tests: nothing to hold the change to
@@ -75,18 +81,14 @@ func testingReason(files []*diff.File, tests *TestIndex) string {
 	var untested []string
 	for _, f := range files {
 		p := f.Path()
-		if !scope.Executable(p) || f.Status == diff.Deleted {
+		if !sourceFile(f) || f.Status == diff.Deleted {
 			continue
 		}
-		own := []string(nil)
+		own := testsNamedFor(p, testPaths)
 		if tests != nil {
-			own = tests.Of[p]
+			own = append(own, tests.Of[p]...)
 		}
-		covered := len(changedTests) > 0
-		if len(own) > 0 {
-			covered = slices.ContainsFunc(own, func(t string) bool { return changedTests[t] })
-		}
-		if covered {
+		if slices.ContainsFunc(own, func(t string) bool { return changedTests[t] }) {
 			continue
 		}
 		if n := f.Added() + f.Deleted(); n > 0 {
@@ -117,7 +119,7 @@ func maintainabilityReason(files []*diff.File, executable int) string {
 	var touched []string
 	for _, f := range files {
 		p := f.Path()
-		if !scope.Executable(p) {
+		if !sourceFile(f) {
 			continue
 		}
 		if f.Status == diff.Added && f.Added() >= NewModuleLines {
@@ -132,6 +134,29 @@ func maintainabilityReason(files []*diff.File, executable int) string {
 		return fmt.Sprintf("refactor: %d executable lines removed across %s", deleted, listFiles(touched))
 	}
 	return ""
+}
+
+// testsNamedFor returns the test files among tests that are named for the
+// source file at p: the same name stem (utils.js and test/utils.js,
+// utils.test.ts, test_utils.py), or for Go a _test.go of the same package.
+func testsNamedFor(p string, tests []string) []string {
+	stem := func(q string) string {
+		b := strings.ToLower(path.Base(q))
+		b = strings.TrimSuffix(b, path.Ext(b))
+		for _, suf := range [...]string{"_test", ".test", ".spec", "_spec", "-test", "-spec", "test", "tests"} {
+			if strings.HasSuffix(b, suf) && len(b) > len(suf) {
+				return strings.TrimRight(b[:len(b)-len(suf)], "_.-")
+			}
+		}
+		return strings.TrimPrefix(b, "test_")
+	}
+	var out []string
+	for _, t := range tests {
+		if stem(t) == stem(p) || strings.HasSuffix(t, "_test.go") && strings.HasSuffix(p, ".go") && path.Dir(t) == path.Dir(p) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // listFiles names up to two files and counts the rest.

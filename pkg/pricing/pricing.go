@@ -156,7 +156,7 @@ func Parse(input string) (Table, error) {
 		case !named:
 			t.every = &p
 		case hasKey(t.models, model):
-			problems = append(problems, fmt.Sprintf("%s: model %q is priced twice", where, model))
+			problems = append(problems, where+": its model is priced on an earlier line too")
 		default:
 			if t.models == nil {
 				t.models = map[string]Price{}
@@ -179,7 +179,7 @@ func hasKey(m map[string]Price, k string) bool {
 func parsePrice(s string) (Price, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 3 {
-		return Price{}, fmt.Errorf("%q is not three prices per million tokens (input, cached input, output), e.g. \"0.40, 0.10, 1.60\"", strings.TrimSpace(s))
+		return Price{}, fmt.Errorf("not three prices per million tokens (input, cached input, output), e.g. \"0.40, 0.10, 1.60\"")
 	}
 	var v [3]float64
 	names := [3]string{"input", "cached input", "output"}
@@ -188,16 +188,16 @@ func parsePrice(s string) (Price, error) {
 		f, err := strconv.ParseFloat(p, 64)
 		switch {
 		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
-			return Price{}, fmt.Errorf("the %s price %q is not a number", names[i], strings.TrimSpace(parts[i]))
+			return Price{}, fmt.Errorf("the %s price is not a number", names[i])
 		case f < 0:
-			return Price{}, fmt.Errorf("the %s price %s is negative", names[i], p)
+			return Price{}, fmt.Errorf("the %s price is negative", names[i])
 		case f > maxPrice:
-			return Price{}, fmt.Errorf("the %s price %s is above %d dollars per million tokens (prices are per million tokens, not per token or per thousand)", names[i], p, maxPrice)
+			return Price{}, fmt.Errorf("the %s price is above %d dollars per million tokens (prices are per million tokens, not per token or per thousand)", names[i], maxPrice)
 		}
 		v[i] = f
 	}
 	if v[1] > v[0] {
-		return Price{}, fmt.Errorf("the cached input price %g is above the input price %g (the order is input, cached input, output)", v[1], v[0])
+		return Price{}, errors.New("the cached input price is above the input price (the order is input, cached input, output)")
 	}
 	return Price{Input: v[0], CachedInput: v[1], Output: v[2]}, nil
 }

@@ -44,19 +44,27 @@ func TestLookup(t *testing.T) {
 
 func TestParseErrorsNameTheProblem(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"0.4, 0.1", "line 1: \"0.4, 0.1\" is not three prices"},
-		{"0.4, x, 1.6", "the cached input price \"x\" is not a number"},
-		{"0.4, 0.1, -1", "the output price -1 is negative"},
-		{"0.1, 0.4, 1.6", "cached input price 0.4 is above the input price 0.1"},
+		{"0.4, 0.1", "line 1: not three prices"},
+		{"0.4, x, 1.6", "the cached input price is not a number"},
+		{"0.4, 0.1, -1", "the output price is negative"},
+		{"0.1, 0.4, 1.6", "cached input price is above the input price"},
 		{"400000, 0, 0", "above 10000 dollars per million tokens"},
 		{" = 1,1,1", "a model name is missing"},
-		{"a=1,1,1\nA = 2,1,1", "line 2: model \"a\" is priced twice"},
+		{"a=1,1,1\nA = 2,1,1", "line 2: its model is priced on an earlier line too"},
 		{"1,1,1\n2,1,1", "line 2: a second price for every model"},
 		{"NaN,0,0", "is not a number"},
 	} {
 		_, err := Parse(c.in)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%q) = %v; want an ErrInvalid saying %q", c.in, err, c.want)
+		}
+	}
+	// A key pasted into the input is never printed (issue 30): an error
+	// names the line and the problem, never the value.
+	const key = "sk-proj-Zx81Qm"
+	for _, in := range []string{key, key + "=1,1,1\n" + key + "=1,1,1", "1," + key + ",1", "gpt = " + key, "-" + key + ",0,0", "1e400,0," + key} {
+		if _, err := Parse(in); err == nil || strings.Contains(strings.ToLower(err.Error()), strings.ToLower(key[3:])) {
+			t.Errorf("Parse(%q) = %v; want an error that does not echo the value", in, err)
 		}
 	}
 	if _, err := Parse(""); err != nil {

@@ -114,7 +114,7 @@ func realisticCases() []realisticCase {
 				Path:    "db/AGENTS.md",
 				Content: "Migrations must be reversible. Never drop a table in the release that stops using it.\n",
 			}},
-			team: []string{"correctness", "project-standards", "data-migrations", "adversarial"},
+			team: []string{"correctness", "project-standards", "security", "data-migrations", "adversarial"},
 			finding: finding.Finding{
 				Title: "DROP TABLE legacy_sessions cannot be undone by the Down migration", Severity: finding.P1,
 				File: "db/migrations/0007_add_email_to_users.sql", Line: 6,
@@ -129,7 +129,7 @@ func realisticCases() []realisticCase {
 			title:    "store: take a context in Get and return *User",
 			body:     "Get now honours cancellation. Callers need to pass ctx.",
 			comments: []string{"bob: cmd/admin calls store.Get in three places; please update them in this PR."},
-			team:     []string{"correctness", "performance", "api-contract", "previous-comments", "go"},
+			team:     []string{"correctness", "security", "performance", "api-contract", "previous-comments", "go"},
 			finding: finding.Finding{
 				Title: "Exported Store.Get changes signature without a deprecation path", Severity: finding.P1,
 				File: "pkg/store/store.go", Line: 30,

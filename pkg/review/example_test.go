@@ -61,6 +61,7 @@ func ExampleReviewer_ReviewPR() {
 	fmt.Println("verdict:", res.Verdict)
 	// Output:
 	// persona correctness: always on
+	// persona security: code that can run changed in mathx/clamp.go
 	// persona api-contract: exported Go signature Clamp changed in mathx/clamp.go
 	// persona go: Go code in mathx/clamp.go
 	// 1. [P1] Clamp returns hi for values below lo (mathx/clamp.go:6, anchor 100)

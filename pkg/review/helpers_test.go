@@ -214,7 +214,8 @@ func answer(t testing.TB, name string, fs []finding.Finding, gaps, risks []strin
 }
 
 // verdicts holds the validator's answers by finding title: "true",
-// "false: <reason>", "malformed" or "slow" (held back far longer than any
+// "false: <reason>", "lower: <severity>" (confirmed at a lower severity),
+// "malformed" or "slow" (held back far longer than any
 // test's call timeout). A title without an entry is confirmed.
 type verdicts struct {
 	mu sync.Mutex
@@ -246,6 +247,9 @@ func verdictReply(verdict string) llmtest.Reply {
 		return llmtest.OK(`{"validated":true,"reason":"Real in the code as written and introduced by this diff."}`)
 	case verdict == "malformed":
 		return llmtest.OK(`{"validated":"yes","reason":"It is real."}`)
+	case strings.HasPrefix(verdict, "lower: "):
+		b, _ := json.Marshal(finding.Validation{Validated: true, Reason: "Real, but minor.", Severity: finding.Severity(strings.TrimPrefix(verdict, "lower: "))})
+		return llmtest.OK(string(b))
 	case verdict == "slow":
 		return llmtest.Reply{Delay: time.Minute, Content: `{"validated":true,"reason":"too late"}`}
 	}

@@ -333,8 +333,9 @@ func (rn *reviewRun) validateNew(ctx context.Context, gated []finding.Finding) [
 	if rn.in.carry != nil {
 		vc.WholeFiles = rn.in.carry.deltaPR
 	}
-	kept, _ := rn.validate(ctx, &validation{gated: gated, parts: rn.parts, pc: vc, limit: rn.o.MaxValidations})
-	return kept
+	pass := &validation{gated: gated, parts: rn.parts, pc: vc, limit: rn.o.MaxValidations}
+	kept, _ := rn.validate(ctx, pass)
+	return rn.unfold(ctx, gated, kept, pass)
 }
 
 // finish numbers the findings to post and decides the verdict, unless the

@@ -136,7 +136,7 @@ func TestValidatorVerdicts(t *testing.T) {
 	e := newEnv(t, nil)
 	// The slow verdict goes through a client with a short call timeout; the
 	// others through the usual one, so a loaded machine cannot time them out.
-	short := newModel(t, e.model, 30*time.Millisecond)
+	short := newModel(t, e.model, time.Second)
 	normal := e.rv.Model
 	e.rv.Model = router(func(req llm.Request) llm.Completer {
 		if req.Persona == llm.Validator && validatorTitle(req.Messages) == tSlow {

@@ -325,11 +325,14 @@ func ruleName(persona string) string {
 }
 
 // fileURI is a repository path as a relative URI reference, each segment
-// escaped.
+// escaped, that never parses with a scheme or an authority: a ':' is
+// escaped too (a first segment "javascript:alert(1)" would otherwise be
+// read as a scheme), and leading slashes go (a "//host" would be an
+// authority). SARIF viewers resolve it against %SRCROOT%.
 func fileURI(p string) string {
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	segs := strings.Split(strings.TrimLeft(p, "/"), "/")
 	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
 	}
 	return strings.Join(segs, "/")
 }

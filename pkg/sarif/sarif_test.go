@@ -2,6 +2,7 @@ package sarif
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -156,6 +157,27 @@ func TestLevel(t *testing.T) {
 	for s, want := range map[finding.Severity]string{finding.P0: "error", finding.P1: "error", finding.P2: "warning", finding.P3: "note", "P9": "note"} {
 		if got := Level(s); got != want {
 			t.Errorf("Level(%s) = %s; want %s", s, got, want)
+		}
+	}
+}
+
+// TestURIsNeverHaveAScheme: a file's URI is a relative reference whatever
+// its name (issue 30): "javascript:alert(1)/x.js" must not become a URI
+// with a javascript scheme, nor "//host/x" one with an authority.
+func TestURIsNeverHaveAScheme(t *testing.T) {
+	for _, name := range []string{"javascript:alert(1)/x.js", "data:text/html,x.js", "c:/x.go", "//evil.example/x.go", "/abs/x.go", "a/b:c/d.go", "http://x/y.go", "%2e%2e/x.go"} {
+		log := Build([]finding.Finding{{Number: 1, Title: "t", Severity: finding.P1, File: name, Line: 1, Confidence: 75, Reviewers: []string{"security"}}}, Options{})
+		uri := log.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI
+		u, err := url.Parse(uri)
+		if err != nil {
+			t.Errorf("%q: URI %q does not parse: %v", name, uri, err)
+			continue
+		}
+		if u.Scheme != "" || u.Host != "" || u.IsAbs() || strings.HasPrefix(uri, "/") {
+			t.Errorf("%q: URI %q parses with scheme %q, host %q; want a relative reference", name, uri, u.Scheme, u.Host)
+		}
+		if back, err := url.PathUnescape(uri); err != nil || back != strings.TrimLeft(name, "/") {
+			t.Errorf("%q: URI %q unescapes to %q; want the path", name, uri, back)
 		}
 	}
 }

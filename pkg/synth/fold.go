@@ -15,19 +15,18 @@ import (
 // other for a test), so a separate rule joins them: a test-gap finding is
 // folded into a defect finding when all of these hold:
 //
-//   - the test gap is about a missing or weak test: its title talks about
-//     tests ("no test", "untested", "not covered"), or it is the testing
-//     persona's alone and its reason does; and its file is not a test file
-//     (a defect IN a test is a defect, never folded);
+//   - the test gap is about a missing or weak test: its title claims so
+//     ("no test", "untested", "the new test only checks": claimsTestGap in
+//     testgap.go), or it is the testing persona's alone and its reason
+//     does; a word such as "test" or "cover" is no claim; and its file is
+//     not a test file (a defect IN a test is a defect, never folded);
 //   - the defect is not itself a test gap, is on the same file, and its
 //     line is within DedupeWindow of the gap's;
 //   - the defect is at least as severe and as sure as the gap, and demotion
 //     would not drop it where it would keep the gap (holds): the gap then
-//     shares the defect's fate without losing anything by it. A "gap" is
-//     one by its words, and the PR's author names the code those words
-//     come from (an X-Test-Mode header makes "Auth bypassed in test mode"
-//     a test gap); folded into a maintainability P3 or a finding below the
-//     bar, a P0 would be dropped before the validator saw it;
+//     shares the defect's fate at demotion and the gate without losing
+//     anything by it (folded into a maintainability P3 or a finding below
+//     the bar, a P0 would be dropped before the validator saw it);
 //   - the two name the same thing: the gap's title, once the words that only
 //     say "a test is missing" are set aside (foldNoise), shares at least
 //     FoldWords words with the defect's title and reason, or every one of its
@@ -40,9 +39,11 @@ import (
 // When several defects qualify, the gap goes to the one sharing the most
 // words (ties: the first in report order). The defect keeps everything it
 // had, its reviewers and anchor included; it gains TestGap (the gap's title
-// and reviewers), which the comment shows as one line. The gap is counted
-// under ReasonFolded. A gap that folds nowhere goes on through the steps
-// like any finding, where demotion usually stops it.
+// and reviewers, and the gap itself), which the comment shows as one
+// line. The gap is counted under ReasonFolded. A gap that folds nowhere
+// goes on through the steps like any finding, where demotion usually
+// stops it. A folded gap never leaves the review with its host where it
+// would have stayed alone: see unfolding below.
 
 // FoldWords is how many words a test gap's subject must share with a
 // defect's title and reason to fold into it.
@@ -69,16 +70,19 @@ var foldNoise = func() map[string]bool {
 }()
 
 // isTestGap reports whether f is about a missing or weak test (and not a
-// defect in a test file).
+// defect in a test file): its title claims so (claimsTestGap), or it is the
+// testing persona's alone and its reason does. A word such as "test" or
+// "cover" is no claim: "X-Test-Mode header skips authentication" is a
+// defect.
 func isTestGap(f finding.Finding) bool {
 	if scope.IsTest(f.File) {
 		return false
 	}
-	if bagOfWords(f.Title)[testWord] {
+	if claimsTestGap(f.Title) {
 		return true
 	}
 	return len(f.Reviewers) > 0 && !slices.ContainsFunc(f.Reviewers, func(r string) bool { return r != "testing" }) &&
-		bagOfWords(f.WhyItMatters)[testWord]
+		claimsTestGap(f.WhyItMatters)
 }
 
 // gapSubject is what a test gap is about: its title words without foldNoise.
@@ -133,13 +137,7 @@ func fold(gs []group, dropped map[string]int) ([]group, int) {
 		if best < 0 {
 			continue
 		}
-		d := &gs[best].f
-		if d.TestGap == nil {
-			d.TestGap = &finding.TestGap{Title: g.f.Title}
-		}
-		d.TestGap.Reviewers = append(d.TestGap.Reviewers, g.f.Reviewers...)
-		slices.Sort(d.TestGap.Reviewers)
-		d.TestGap.Reviewers = slices.Compact(d.TestGap.Reviewers)
+		carry(&gs[best].f, g)
 		gone[i] = true
 		folded++
 		dropped[ReasonFolded]++
@@ -167,4 +165,158 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// Folding never loses a finding (issue 30). A folded gap shares its
+// host's fate only while that fate is the one the gap would have had
+// alone. Where the host leaves the review and the gap alone would not,
+// the gap is taken out again (unfolded) and goes on as a finding of its
+// own, with its own severity and anchor:
+//
+//   - step 4: the host is pre-existing (the gap may well be the PR's);
+//   - step 6: a lint directive suppresses the host (its rule names the
+//     host's subject, not the gap's);
+//   - Stage 5b: the validator refutes the host, gives it no verdict, or
+//     lowers it below the gap's severity (Unfold, called by the review).
+//
+// Demotion and the gate cannot part them: a gap folds only into a host
+// that passes both wherever the gap does (holds). A gap that would not
+// post on its own (below the gate, demoted, suppressed or pre-existing by
+// itself) stays a line of its host: its Findings entry is dropped after
+// step 8 (standalone).
+
+// carry folds gap group g into host d: one more test-gap line, and the gap
+// itself, routed as its members say, kept for unfolding.
+func carry(d *finding.Finding, g group) {
+	routeConservatively([]group{g})
+	if d.TestGap == nil {
+		d.TestGap = &finding.TestGap{Title: g.f.Title}
+	}
+	gap := g.f
+	gap.TestGap = nil
+	d.TestGap.Findings = append(d.TestGap.Findings, gap)
+	slices.SortStableFunc(d.TestGap.Findings, compareFindings)
+	d.TestGap.Reviewers = append(d.TestGap.Reviewers, g.f.Reviewers...)
+	slices.Sort(d.TestGap.Reviewers)
+	d.TestGap.Reviewers = slices.Compact(d.TestGap.Reviewers)
+}
+
+// unfoldAll takes every gap out of host f (which keeps no test-gap line)
+// and returns them as groups of their own, no longer counted as folded.
+func unfoldAll(f *finding.Finding, dropped map[string]int) []group {
+	if f.TestGap == nil {
+		return nil
+	}
+	gaps := f.TestGap.Findings
+	f.TestGap = nil
+	out := make([]group, 0, len(gaps))
+	for _, g := range gaps {
+		dropped[ReasonFolded]--
+		out = append(out, group{f: g, members: []finding.Finding{g}})
+	}
+	if dropped[ReasonFolded] == 0 {
+		delete(dropped, ReasonFolded)
+	}
+	return out
+}
+
+// splitPreExistingUnfolding is step 4 keeping folding's promise: the gaps
+// of a pre-existing host are split on their own.
+func splitPreExistingUnfolding(gs []group, added addedLines, dropped map[string]int) (keep, pre []group) {
+	keep, pre = splitPreExisting(gs, added)
+	var back []group
+	for i := range pre {
+		back = append(back, unfoldAll(&pre[i].f, dropped)...)
+	}
+	if len(back) == 0 {
+		return keep, pre
+	}
+	k, p := splitPreExisting(back, added)
+	return append(keep, k...), append(pre, p...)
+}
+
+// suppressUnfolding is step 6 keeping folding's promise: when a directive
+// suppresses a host, its gaps are judged on their own (step 4, then step 6).
+func suppressUnfolding(gs []group, files fileIndex, added addedLines, dropped map[string]int, pre *[]group) []group {
+	keep := make([]group, 0, len(gs))
+	for _, g := range gs {
+		if kept := suppressLintIgnored([]group{g}, files, added, dropped); len(kept) == 1 {
+			keep = append(keep, kept[0])
+			continue
+		}
+		back, p := splitPreExisting(unfoldAll(&g.f, dropped), added)
+		*pre = append(*pre, p...)
+		routeConservatively(p)
+		keep = append(keep, suppressLintIgnored(back, files, added, dropped)...)
+	}
+	return keep
+}
+
+// standalone keeps, in each host's TestGap.Findings, only the gaps that
+// would post on their own: not pre-existing, not suppressed, not demoted,
+// and through the gate (anchor 75 or more, or a P0 at 50 for the check's
+// "below the bar"). The others stay the host's line and nothing more.
+func standalone(hosts []finding.Finding, mode string, files fileIndex, added addedLines, suppress bool) {
+	for i := range hosts {
+		tg := hosts[i].TestGap
+		if tg == nil || len(tg.Findings) == 0 {
+			continue
+		}
+		scratch, anchors := map[string]int{}, map[int]int{}
+		var kept []finding.Finding
+		for _, gap := range tg.Findings {
+			gs, _ := splitPreExisting([]group{{f: gap, members: []finding.Finding{gap}}}, added)
+			if suppress {
+				gs = suppressLintIgnored(gs, files, added, scratch)
+			}
+			gs, _, _ = demote(gs, mode, scratch)
+			g, below := gate(gs, anchors, scratch)
+			kept = append(kept, g...)
+			kept = append(kept, below...)
+		}
+		tg.Findings = kept
+	}
+}
+
+// Unfold is Stage 5b's part of folding's promise, for a host the validator
+// judged: refuted or without a verdict (confirmed false), every gap it
+// carries that would post on its own comes out; confirmed, those more
+// severe than the severity it was confirmed at come out. gated are the
+// gaps for the validator, anchor 75 or more; belowBar the P0 gaps at
+// anchor 50 (the check's "below the bar", never validated). host keeps a
+// test-gap line only for the gaps that stay.
+func Unfold(host *finding.Finding, confirmed bool) (gated, belowBar []finding.Finding) {
+	tg := host.TestGap
+	if tg == nil || len(tg.Findings) == 0 {
+		return nil, nil
+	}
+	var stay []finding.Finding
+	for _, gap := range tg.Findings {
+		if confirmed && gap.Severity.Rank() >= host.Severity.Rank() {
+			stay = append(stay, gap)
+			continue
+		}
+		if gap.Confidence >= finding.GateAnchor {
+			gated = append(gated, gap)
+		} else {
+			belowBar = append(belowBar, gap)
+		}
+	}
+	if len(stay) == len(tg.Findings) {
+		return nil, nil
+	}
+	// The line now names what stays: the first gap left, and the
+	// reviewers of those left.
+	if len(stay) == 0 {
+		host.TestGap = nil
+		return gated, belowBar
+	}
+	line := &finding.TestGap{Title: stay[0].Title, Findings: stay}
+	for _, g := range stay {
+		line.Reviewers = append(line.Reviewers, g.Reviewers...)
+	}
+	slices.Sort(line.Reviewers)
+	line.Reviewers = slices.Compact(line.Reviewers)
+	host.TestGap = line
+	return gated, belowBar
 }

@@ -27,8 +27,9 @@ const (
 
 // directive is one recognised lint-disable form.
 type directive struct {
-	re    *regexp.Regexp
-	reach reach
+	re     *regexp.Regexp
+	reach  reach
+	family ruleFamily // whose single-word rule ids its list may name (ruleid.go)
 }
 
 // directives are the lint-disable forms step 6 recognises. SPEC suppresses a
@@ -41,56 +42,56 @@ type directive struct {
 // match on a line counts.
 var directives = []directive{
 	// Go: golangci-lint, staticcheck.
-	{regexp.MustCompile(`//\s*nolint\b`), reachComment},
-	{regexp.MustCompile(`//\s*lint:(?:file-)?ignore\b`), reachComment},
+	{regexp.MustCompile(`//\s*nolint\b`), reachComment, familyGo},
+	{regexp.MustCompile(`//\s*lint:(?:file-)?ignore\b`), reachComment, familyGo},
 	// C/C++: clang-tidy, cppcheck, GCC/clang pragmas.
-	{regexp.MustCompile(`\bNOLINTNEXTLINE\b`), reachNext},
-	{regexp.MustCompile(`\bNOLINT\b`), reachSame},
-	{regexp.MustCompile(`cppcheck-suppress\b`), reachComment},
-	{regexp.MustCompile(`#\s*pragma\s+(?:GCC|clang)\s+diagnostic\s+ignored\b`), reachComment},
+	{regexp.MustCompile(`\bNOLINTNEXTLINE\b`), reachNext, familyClang},
+	{regexp.MustCompile(`\bNOLINT\b`), reachSame, familyClang},
+	{regexp.MustCompile(`cppcheck-suppress\b`), reachComment, familyNone},
+	{regexp.MustCompile(`#\s*pragma\s+(?:GCC|clang)\s+diagnostic\s+ignored\b`), reachComment, familyNone},
 	// JavaScript/TypeScript: ESLint, TSLint, Biome, tsc.
-	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable-next-line\b`), reachNext},
-	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable-line\b`), reachSame},
-	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable(?:[^-\w]|$)`), reachComment},
-	{regexp.MustCompile(`biome-ignore\b`), reachNext},
-	{regexp.MustCompile(`@ts-(?:ignore|expect-error)\b`), reachNext},
+	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable-next-line\b`), reachNext, familyESLint},
+	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable-line\b`), reachSame, familyESLint},
+	{regexp.MustCompile(`\b(?:es|ts)lint[-:]disable(?:[^-\w]|$)`), reachComment, familyESLint},
+	{regexp.MustCompile(`biome-ignore\b`), reachNext, familyNone},
+	{regexp.MustCompile(`@ts-(?:ignore|expect-error)\b`), reachNext, familyFreeText},
 	// Python: flake8/ruff, mypy, pyright, pylint, bandit.
 	// noqa, type: ignore, pyright: ignore and nosec cover their own line
 	// only: a standalone "# noqa" above a line waives nothing there.
-	{regexp.MustCompile(`(?i)#\s*noqa\b`), reachSame},
-	{regexp.MustCompile(`#\s*type:\s*ignore\b`), reachSame},
-	{regexp.MustCompile(`#\s*pyright:\s*ignore\b`), reachSame},
-	{regexp.MustCompile(`#\s*pylint:\s*disable-next\s*=`), reachNext},
-	{regexp.MustCompile(`#\s*pylint:\s*disable\s*=`), reachComment},
-	{regexp.MustCompile(`#\s*nosec\b`), reachSame},
+	{regexp.MustCompile(`(?i)#\s*noqa\b`), reachSame, familyNone},
+	{regexp.MustCompile(`#\s*type:\s*ignore\b`), reachSame, familyMypy},
+	{regexp.MustCompile(`#\s*pyright:\s*ignore\b`), reachSame, familyMypy},
+	{regexp.MustCompile(`#\s*pylint:\s*disable-next\s*=`), reachNext, familyNone},
+	{regexp.MustCompile(`#\s*pylint:\s*disable\s*=`), reachComment, familyNone},
+	{regexp.MustCompile(`#\s*nosec\b`), reachSame, familyNone},
 	// Ruby: RuboCop.
-	{regexp.MustCompile(`#\s*rubocop:\s*(?:disable|todo)\b`), reachComment},
+	{regexp.MustCompile(`#\s*rubocop:\s*(?:disable|todo)\b`), reachComment, familyNone},
 	// Java/Kotlin: annotations, IntelliJ, Sonar.
-	{regexp.MustCompile(`@SuppressWarnings\b`), reachAttribute},
-	{regexp.MustCompile(`@(?:file:)?Suppress\s*\(`), reachAttribute},
-	{regexp.MustCompile(`//\s*noinspection\b`), reachComment},
-	{regexp.MustCompile(`\bNOSONAR\b`), reachSame},
+	{regexp.MustCompile(`@SuppressWarnings\b`), reachAttribute, familyJava},
+	{regexp.MustCompile(`@(?:file:)?Suppress\s*\(`), reachAttribute, familyJava},
+	{regexp.MustCompile(`//\s*noinspection\b`), reachComment, familyJava},
+	{regexp.MustCompile(`\bNOSONAR\b`), reachSame, familyNone},
 	// Rust: lint attributes, outer and inner.
-	{regexp.MustCompile(`#!?\[\s*(?:allow|expect)\s*\(`), reachAttribute},
+	{regexp.MustCompile(`#!?\[\s*(?:allow|expect)\s*\(`), reachAttribute, familyRust},
 	// C#: pragmas, attributes, ReSharper.
-	{regexp.MustCompile(`#\s*pragma\s+warning\s+disable\b`), reachComment},
-	{regexp.MustCompile(`\[\s*(?:[\w.]+\.)?SuppressMessage(?:Attribute)?\s*\(`), reachAttribute},
-	{regexp.MustCompile(`ReSharper\s+disable\s+once\b`), reachNext},
-	{regexp.MustCompile(`ReSharper\s+disable\b`), reachComment},
+	{regexp.MustCompile(`#\s*pragma\s+warning\s+disable\b`), reachComment, familyNone},
+	{regexp.MustCompile(`\[\s*(?:[\w.]+\.)?SuppressMessage(?:Attribute)?\s*\(`), reachAttribute, familyNone},
+	{regexp.MustCompile(`ReSharper\s+disable\s+once\b`), reachNext, familyNone},
+	{regexp.MustCompile(`ReSharper\s+disable\b`), reachComment, familyNone},
 	// Shell, Dockerfile.
-	{regexp.MustCompile(`#\s*shellcheck\s+disable\s*=`), reachComment},
-	{regexp.MustCompile(`#\s*hadolint\s+ignore\s*=`), reachComment},
+	{regexp.MustCompile(`#\s*shellcheck\s+disable\s*=`), reachComment, familyNone},
+	{regexp.MustCompile(`#\s*hadolint\s+ignore\s*=`), reachComment, familyNone},
 	// PHP: PHP_CodeSniffer, PHPStan, Psalm.
-	{regexp.MustCompile(`phpcs:(?:ignore|disable)\b`), reachComment},
-	{regexp.MustCompile(`@phpstan-ignore-next-line\b`), reachNext},
-	{regexp.MustCompile(`@phpstan-ignore-line\b`), reachSame},
-	{regexp.MustCompile(`@psalm-suppress\b`), reachComment},
+	{regexp.MustCompile(`phpcs:(?:ignore|disable)\b`), reachComment, familyNone},
+	{regexp.MustCompile(`@phpstan-ignore-next-line\b`), reachNext, familyNone},
+	{regexp.MustCompile(`@phpstan-ignore-line\b`), reachSame, familyNone},
+	{regexp.MustCompile(`@psalm-suppress\b`), reachComment, familyNone},
 	// Swift: SwiftLint.
-	{regexp.MustCompile(`swiftlint:disable:next\b`), reachNext},
-	{regexp.MustCompile(`swiftlint:disable:this\b`), reachSame},
-	{regexp.MustCompile(`swiftlint:disable(?:[^:\w]|$)`), reachComment},
+	{regexp.MustCompile(`swiftlint:disable:next\b`), reachNext, familyNone},
+	{regexp.MustCompile(`swiftlint:disable:this\b`), reachSame, familyNone},
+	{regexp.MustCompile(`swiftlint:disable(?:[^:\w]|$)`), reachComment, familyNone},
 	// Terraform: TFLint.
-	{regexp.MustCompile(`#\s*tflint-ignore:`), reachNext},
+	{regexp.MustCompile(`#\s*tflint-ignore:`), reachNext, familyNone},
 }
 
 // directiveHints are cheap substrings at least one of which every directive
@@ -102,11 +103,14 @@ var directiveHints = []string{
 	"resharper", "shellcheck", "hadolint", "phpcs", "phpstan",
 }
 
-// hit is one directive found on a line: its reach and the rules it names
-// (none: a blanket directive).
+// hit is one directive found on a line: its reach and the rule ids it
+// names (none: a blanket directive, unless named).
 type hit struct {
 	reach reach
 	rules []string
+	// named: the directive has a rule list. With no rule id in it
+	// (rules empty) it suppresses nothing.
+	named bool
 }
 
 // hits returns every directive on line s.
@@ -125,7 +129,12 @@ func hits(s string) []hit {
 	var out []hit
 	for _, d := range directives {
 		if loc := d.re.FindStringIndex(s); loc != nil {
-			out = append(out, hit{reach: d.reach, rules: rulesAfter(s[loc[1]:])})
+			var ids []string
+			named := false
+			if d.family != familyFreeText {
+				ids, named = ruleIDs(rulesAfter(s[loc[1]:]), d.family)
+			}
+			out = append(out, hit{reach: d.reach, rules: ids, named: named})
 		}
 	}
 	return out
@@ -171,7 +180,7 @@ func rulesAfter(tail string) []string {
 	var rules []string
 	for _, tok := range ruleToken.FindAllString(list, -1) {
 		if t := strings.ToLower(tok); t != "all" && t != "file" && t != "next" {
-			rules = append(rules, t)
+			rules = append(rules, tok) // as written: ruleIDs reads its case
 		}
 	}
 	return rules
@@ -255,22 +264,32 @@ type subject struct {
 	severe bool
 }
 
-// suppressedAt decides step 6 for one finding at s. A severe finding
-// yields only to a directive that names its rule and that the pull request
-// did not add: neither the directive's line nor the finding's line is
-// among the lines the PR added. A bare "# noqa" or "//nolint" is a
+// suppressedAt decides step 6 for one finding at s. A directive whose rule
+// list holds no rule id (ruleid.go) suppresses nothing. A directive already
+// in the base suppresses only while the code it covers is unchanged: not
+// on a line the PR added under it. A severe finding yields only to a
+// directive that names its rule and that the pull request did not add:
+// neither the directive's line nor the finding's line is among the lines
+// the PR added. A bare "# noqa" or "//nolint" is a
 // linter's silence, not a reviewer's; and a waiver the author writes, or
 // moves new code under, is the author's word about their own code.
 func suppressedAt(s site, sub subject) bool {
-	allows := func(rules []string, directiveAdded bool) bool {
-		if sub.severe && (len(rules) == 0 || directiveAdded || s.lineAdded) {
+	allows := func(h hit, directiveAdded bool) bool {
+		switch {
+		case h.named && len(h.rules) == 0:
+			return false // a list of words that are no rule ids waives nothing
+		case sub.severe && (len(h.rules) == 0 || directiveAdded || s.lineAdded):
+			return false
+		case !directiveAdded && s.lineAdded:
+			// A directive already in the base covers the code it was
+			// written over; the PR rewrote that code.
 			return false
 		}
-		return len(rules) == 0 || ruleCovers(rules, sub.ids)
+		return len(h.rules) == 0 || ruleCovers(h.rules, sub.ids)
 	}
 	if s.lineOK {
 		for _, h := range hits(s.line) {
-			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && allows(h.rules, s.lineAdded) {
+			if h.reach&(reachSame|reachComment|reachAttribute) != 0 && allows(h, s.lineAdded) {
 				return true
 			}
 		}
@@ -280,7 +299,7 @@ func suppressedAt(s site, sub subject) bool {
 	}
 	for _, h := range hits(s.above) {
 		if h.reach&(reachNext|reachAttribute) != 0 || (h.reach&reachComment != 0 && commentOnly(s.above)) {
-			if allows(h.rules, s.aboveAdded) {
+			if allows(h, s.aboveAdded) {
 				return true
 			}
 		}

@@ -152,19 +152,23 @@ func Synthesize(in Input) Output {
 		changed = in.Files
 	}
 	added := newAddedLines(changed)
-	groups, pre := splitPreExisting(groups, added)
+	groups, pre := splitPreExistingUnfolding(groups, added, out.DroppedByReason)
 	// 5. merge routing conservatively (pre-existing findings too, so the
 	// report-path JSON shows the merged values)
 	routeConservatively(groups)
 	routeConservatively(pre)
 	// 6. lint-ignore suppression
 	if !in.SuppressionForbidden {
-		groups = suppressLintIgnored(groups, files, added, out.DroppedByReason)
+		groups = suppressUnfolding(groups, files, added, out.DroppedByReason, &pre)
 	}
 	// 7. mode-aware demotion
 	groups, out.Demoted, out.Demotions = demote(groups, in.Mode, out.DroppedByReason)
 	// 8. gate
 	out.Gated, out.BelowBar = gate(groups, out.DroppedByAnchor, out.DroppedByReason)
+	// A gated host keeps, of its folded gaps, those that would post alone:
+	// the validator's refusal or lowering of the host unfolds them (Unfold).
+	standalone(out.Gated, in.Mode, files, added, !in.SuppressionForbidden)
+	out.Folded = out.DroppedByReason[ReasonFolded]
 	// 9. sort and number
 	Sort(out.Gated)
 	Number(out.Gated)

@@ -28,7 +28,12 @@ const (
 	ghBudget           = 2 * time.Minute
 	ghMaxAttempts      = 5
 	modelMaxRetryAfter = 30 * time.Second
-	modelMaxAttempts   = 4
+	// slowCallTimeout is the call timeout of the tests whose persona never
+	// answers (its reply is held for minutes): generous, so a loaded
+	// machine still delivers the request to the fake before it expires
+	// (300 ms did not), and the timeout, not the load, ends the call.
+	slowCallTimeout  = 3 * time.Second
+	modelMaxAttempts = 4
 )
 
 // baseline is what an undisturbed run of the same PR costs.
@@ -514,10 +519,10 @@ func TestModelFaults(t *testing.T) {
 		},
 		{
 			name:    "one persona times out: not retried, the others go on",
-			timeout: 300 * time.Millisecond,
+			timeout: slowCallTimeout,
 			short:   map[string]bool{"performance": true},
 			setup: func(w *world) {
-				w.model.Script("performance", llmtest.Reply{Delay: 20 * time.Second, Content: valid("performance")})
+				w.model.Script("performance", llmtest.Reply{Delay: 10 * time.Minute, Content: valid("performance")})
 			},
 			check: func(t *testing.T, w *world, o outcome) {
 				wantCode(t, o, 1)
@@ -530,10 +535,10 @@ func TestModelFaults(t *testing.T) {
 		},
 		{
 			name:    "every persona times out: exit 3, failure, no clean claim",
-			timeout: 300 * time.Millisecond,
+			timeout: slowCallTimeout,
 			setup: func(w *world) {
 				w.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
-					return llmtest.Reply{Delay: 20 * time.Second, Content: valid(r.Persona)}
+					return llmtest.Reply{Delay: 10 * time.Minute, Content: valid(r.Persona)}
 				})
 			},
 			check: func(t *testing.T, w *world, o outcome) {
