@@ -228,7 +228,7 @@ func halfLeft(ctx context.Context) (context.Context, context.CancelFunc) {
 func skipComments(cs []github.Comment) []skip.Comment {
 	out := make([]skip.Comment, len(cs))
 	for i, c := range cs {
-		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+		out[i] = skip.Comment{ID: c.ID, Author: c.Author, Body: c.Body}
 	}
 	return out
 }
