@@ -49,6 +49,8 @@ type GitHub interface {
 	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
 	EditReviewComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
 	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
+	// ReplyToReviewComment answers in an inline thread (dismissals).
+	ReplyToReviewComment(ctx context.Context, owner, repo string, n int, id int64, body string) (github.Comment, error)
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -67,6 +69,9 @@ type Deps struct {
 	// Version is the binary's version, named in the report's Coverage;
 	// empty leaves it out.
 	Version string
+	// Now is the clock a dismissal records; time.Now when nil (tests fix
+	// it).
+	Now func() time.Time
 	// MissingKey, when set, is the configuration error of an empty api-key
 	// on a run that gets no secrets (a fork or Dependabot PR): only the
 	// skip pre-check runs, and a PR it does not skip fails with it.
@@ -120,6 +125,21 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
 	defer cancelReview()
 
+	if ev.Answer != nil {
+		// A person answering a finding: no review and no model call. The
+		// answerer reads the commenter's permission itself, and refuses
+		// with a reply that says why.
+		out, err := answerer{gh: d.GitHub, n: ActionsNotifier{d.Actions}, logf: func(format string, args ...any) {
+			fmt.Fprintln(d.Log, escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets())))
+		}, c: c, ev: ev, version: d.Version, now: d.Now}.run(ctx)
+		if err == nil {
+			setOutputs(d.Actions, out)
+		} else {
+			d.Actions.Errorf("anchor-review: %s", escapeLine(report.Redact(err.Error(), c.Secrets())))
+			setNotReviewed(d.Actions)
+		}
+		return err
+	}
 	if ev.Commenter != "" {
 		// The /anchor-review command: one read of its author's permission,
 		// before anything else (no reaction, no model call for anyone

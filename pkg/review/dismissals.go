@@ -104,3 +104,32 @@ func (res *Result) dismissalOf(f finding.Finding, key func(finding.Finding) (str
 	}
 	return changed, false
 }
+
+// Reissue rebuilds the Result a report's metadata m records, to publish it
+// again after a person answered a finding (no review runs, no model is
+// called): its findings, dismissed ones included (ApplyDismissals then
+// sorts them), numbered in order; its head, base and scope; and whether the
+// review was complete. Everything else the review knew is in the earlier
+// report's Coverage, which the report keeps.
+func Reissue(m marker.Meta, repo string, pr int) Result {
+	res := Result{Repo: repo, PR: pr, HeadSHA: m.HeadSHA, BaseRef: m.BaseRef, ScopeKey: m.Scope, Mode: ModeComment,
+		Verdict: Verdict(m.Verdict)}
+	for i, mf := range m.Findings {
+		f := carriedFinding(mf)
+		f.Number = i + 1
+		res.Findings = append(res.Findings, f)
+	}
+	if m.Incomplete || m.Truncated {
+		res.Partial = true
+		res.Incomplete = []string{"the review of " + short(m.HeadSHA) + " was incomplete (its Coverage, kept below, says what was not done)"}
+		if m.Truncated {
+			res.Incomplete[0] = "the review of " + short(m.HeadSHA) + " posted more findings than its report records"
+		}
+		res.IncompleteConclusion = IncompleteFailure
+		if m.Conclusion == "neutral" {
+			res.IncompleteConclusion = IncompleteNeutral
+		}
+	}
+	res.Verdict = DecideVerdict(res)
+	return res
+}
