@@ -67,6 +67,25 @@ func (a answerer) run(ctx context.Context) (StepOutputs, error) {
 		return StepOutputs{}, err
 	}
 	a.c = c
+	// A review publishing meanwhile rewrites the report: the command is
+	// decided again on the report as it is then, never written over it.
+	for attempt := 1; ; attempt++ {
+		out, err := a.answer(ctx, info)
+		if !errors.Is(err, errReportMoved) || attempt == 3 {
+			return out, err
+		}
+		a.logf("anchor-review: the report changed while the %s was decided; deciding again on the new one", ans.Verb)
+	}
+}
+
+// errReportMoved: the report was rewritten between reading it and editing
+// it (a review published meanwhile).
+var errReportMoved = errors.New("the report changed while the command was answered")
+
+// answer reads our report, decides the command and, when accepted,
+// re-publishes.
+func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, error) {
+	ev, ans, c := a.ev, a.ev.Answer, a.c
 	comments, err := a.gh.IssueComments(ctx, ev.Owner, ev.Repo, ev.PRNumber)
 	if err != nil {
 		return StepOutputs{}, fmt.Errorf("%w: %w", ErrCannotRun, err)
@@ -234,6 +253,9 @@ func (a answerer) republish(ctx context.Context, in repubInput) (StepOutputs, er
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: in.meta.HeadSHA, FailOn: c.FailOn,
 		Secrets: c.Secrets(), Version: a.version, Pricing: c.Pricing,
 		Amend: &report.Amendment{Meta: in.meta, Team: team, Coverage: coverage}, Inline: inlineLinks(res, in.meta, in.threads, c.BotLogin)}
+	if err := a.unchanged(ctx, in.report); err != nil {
+		return StepOutputs{}, err
+	}
 	p := publisher{gh: a.gh, a: a.n, logf: a.logf, owner: ev.Owner, repo: ev.Repo, n: ev.PRNumber, bot: c.BotLogin, prURL: in.pr.HTMLURL}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
@@ -269,6 +291,22 @@ func (a answerer) republish(ctx context.Context, in repubInput) (StepOutputs, er
 	}
 	a.logf("anchor-review: finding %s %sed by %s; the report and the check on %s are updated (%s)", f.ID, strings.TrimSuffix(ev.Answer.Verb, "e"), ev.Commenter, short(in.meta.HeadSHA), out.Conclusion)
 	return out, nil
+}
+
+// unchanged checks, just before the edit, that our report is still the one
+// the command was decided on: errReportMoved when a review rewrote it.
+func (a answerer) unchanged(ctx context.Context, was skip.Comment) error {
+	ctx, cancel := halfLeft(ctx)
+	defer cancel()
+	fresh, err := a.gh.IssueComments(ctx, a.ev.Owner, a.ev.Repo, a.ev.PRNumber)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCannotRun, err)
+	}
+	now, _, ok := skip.LastReportComment(skipComments(fresh), a.c.BotLogin)
+	if !ok || now.ID != was.ID || now.Body != was.Body {
+		return errReportMoved
+	}
+	return nil
 }
 
 // refusalText is the one reply to a refused command.

@@ -1,7 +1,18 @@
 package action
 
 import (
+	"context"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
 // TestParseAnswer: dismiss and restore are the command's second word, in
@@ -68,3 +79,69 @@ func TestParseAnswerEvents(t *testing.T) {
 		}
 	}
 }
+
+// racingReport is a GitHub whose first listing of the comments is followed
+// at once by a review publishing a new report over the one just read.
+type racingReport struct {
+	GitHub
+	once    sync.Once
+	rewrite func()
+}
+
+func (r *racingReport) IssueComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error) {
+	cs, err := r.GitHub.IssueComments(ctx, owner, repo, n)
+	r.once.Do(r.rewrite)
+	return cs, err
+}
+
+// TestAnswerRacingReview: a review that rewrites the report while a
+// dismissal is decided is not overwritten: the dismissal is decided again
+// on the new report and recorded in it.
+func TestAnswerRacingReview(t *testing.T) {
+	t.Parallel()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	body := func(text string, fs ...finding.Finding) string {
+		r := review.Result{HeadSHA: head, Repo: "o/r", Findings: fs, Verdict: review.DecideVerdict(review.Result{Findings: fs}), Coverage: review.Coverage{}}
+		return report.Comment(r, report.Options{}) + text
+	}
+	id := srv.AddComment(7, "github-actions[bot]", body("first", f))
+	other := f
+	other.Number, other.Title, other.Line = 2, "Interface grew a method", 1
+	race := &racingReport{GitHub: gh, rewrite: func() {
+		if _, err := gh.EditComment(context.Background(), "o", "r", id, body("second", f, other)); err != nil {
+			t.Error(err)
+		}
+	}}
+	fp := finding.Fingerprint(f)
+	a := answerer{gh: race, n: discard{}, logf: t.Logf, c: Config{BotLogin: "github-actions[bot]", DismissBy: DismissByOthers, FailOn: "P1"},
+		ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: VerbDismiss, Words: fp[:6] + " intended"}}}
+	out, err := a.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := srv.Comments(7)
+	m, err := marker.ParseReport(cs[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Findings) != 2 || len(m.Dismissals) != 1 || m.Dismissals[0].Fingerprint != fp || m.Blocking != 1 || out.Conclusion != "failure" {
+		t.Fatalf("meta %+v, conclusion %s; want the new report's two findings, the dismissal, the other still blocking", m, out.Conclusion)
+	}
+}
+
+type discard struct{}
+
+func (discard) Warningf(string, ...any)                           {}
+func (discard) Errorf(string, ...any)                             {}
+func (discard) AddStepSummary(string)                             {}
+func (discard) Annotate(string, string, int, int, string, string) {}
