@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -368,6 +369,22 @@ func TestDismissalAcrossPushes(t *testing.T) {
 		t.Fatalf("after an untouched push: dismissals %+v blocking %d; want it to apply, nothing blocking%s", m.Dismissals, m.Blocking, r.logs())
 	}
 	wantOutputs(t, r, map[string]string{"conclusion": "success"})
+	// The report file says the same as the comment: dismissed, not posted.
+	b, err := r.file("report-path")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Findings   []struct{ Title string }
+		Dismissed  []struct{ Title string }
+		Dismissals []struct{ By string }
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Dismissed) != 1 || file.Dismissed[0].Title != loopTitle || len(file.Dismissals) != 1 || slices.ContainsFunc(file.Findings, func(f struct{ Title string }) bool { return f.Title == loopTitle }) {
+		t.Errorf("report file findings %+v dismissed %+v dismissals %+v; want the loop finding dismissed, not posted", file.Findings, file.Dismissed, file.Dismissals)
+	}
 
 	// The loop line rewritten, still wrong: judged afresh.
 	changed := strings.Replace(sumWithMean(), "i <= n; i++", "i <= n; i = i + 1", 1)

@@ -128,6 +128,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
+	if len(res.Dismissals) > 0 {
+		out.Published = &res
+	}
 	if superseded {
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		chk := report.Check(res, ro)

@@ -254,6 +254,9 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
+	if out.Published != nil {
+		res = *out.Published
+	}
 	out.ReportPath = writeReport(c.Workspace, res, c.Secrets(), logf)
 	out.SARIFPath = writeSARIF(c.Workspace, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
@@ -337,6 +340,10 @@ type StepOutputs struct {
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
 	CheckWritten bool
+	// Published is the result as published when dismissals changed it
+	// (not an output): the report file and SARIF follow it, so a dismissed
+	// finding is not a posted one there either.
+	Published *review.Result
 }
 
 // setNotReviewed sets the outputs of a run that reviewed nothing: not
