@@ -10,6 +10,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 )
 
@@ -401,5 +402,39 @@ func TestDismissalAcrossPushes(t *testing.T) {
 	m = metaOf(t, s, pr)
 	if len(m.Dismissals) != 1 || m.Dismissals[0].Applies() || m.Dismissals[0].Lapsed != pr.HeadSHA {
 		t.Errorf("dismissals %+v; want it lapsed at %s", m.Dismissals, pr.HeadSHA)
+	}
+}
+
+// TestDismissedNotRelitigated: a whole-PR re-review (by hand) finds the
+// dismissed problem again on the same lines: it is not validated again,
+// not posted, and does not block.
+func TestDismissedNotRelitigated(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr, id := reviewedWithFinding(t, s, nil)
+	s.gh.SetRole("maintainer", "write")
+	s.commentEvent(pr, "/anchor-review dismiss "+id+" "+reason, "maintainer", "MEMBER")
+	if r := s.run(nil); r.exit != 0 {
+		t.Fatalf("dismiss: exit %d%s", r.exit, r.logs())
+	}
+	before := len(s.model.Requests())
+	s.event("workflow_dispatch", "workflow_dispatch", pr)
+	r := s.run(map[string]string{"INPUT_PR-NUMBER": itoa(pr.Number)})
+	if r.exit != 0 {
+		t.Fatalf("re-review: exit %d; want 0 (the finding stays dismissed)%s", r.exit, r.logs())
+	}
+	wantOutputs(t, r, map[string]string{"conclusion": "success", "findings": "0"})
+	reqs := s.model.Requests()[before:]
+	if len(reqs) == 0 {
+		t.Fatal("no persona call: the re-review did not run")
+	}
+	for _, q := range reqs {
+		if q.Persona == llm.Validator {
+			t.Errorf("the validator was asked again about a dismissed finding whose lines are unchanged")
+		}
+	}
+	body := reportComments(s.gh, pr.Number)[0].Body
+	if postedRow(body, loopTitle) != "" || !strings.Contains(body, "### Dismissed findings") {
+		t.Errorf("the dismissed finding was posted again, or its dismissal is no longer listed:\n%s", body)
 	}
 }

@@ -133,3 +133,38 @@ func Reissue(m marker.Meta, repo string, pr int) Result {
 	res.Verdict = DecideVerdict(res)
 	return res
 }
+
+// answered splits the gated findings of a review into those a person's
+// dismissal in the earlier report answers, their lines as they were (SPEC
+// 9.1: not re-litigated, so the validator is not asked again: they were
+// confirmed when first posted, and publishing moves them out of the
+// report's tables), and the rest, to validate.
+func (rn *reviewRun) answered(ctx context.Context, gated []finding.Finding) (answered, rest []finding.Finding) {
+	rr := rn.res.Rereview
+	if rr == nil || rr.Previous == nil || len(rr.Previous.Dismissals) == 0 {
+		return nil, gated
+	}
+	probe := &Result{HeadSHA: rn.res.HeadSHA, Dismissals: rr.Previous.Dismissals}
+	key := func(f finding.Finding) (string, bool) {
+		text, found, err := rn.head(ctx, f.File)
+		if err != nil || !found {
+			return "", false
+		}
+		k := marker.LinesKey(text, max(f.Line, 1))
+		return k, k != ""
+	}
+	for _, f := range gated {
+		i, ok := probe.dismissalOf(f, key)
+		if !ok {
+			rest = append(rest, f)
+			continue
+		}
+		d := probe.Dismissals[i]
+		f.Validation = &finding.Validation{Validated: true, Reason: "not validated again: dismissed by " + d.By + " at " + short(d.Head) + ", its lines unchanged"}
+		answered = append(answered, f)
+	}
+	if len(answered) > 0 {
+		rn.o.logf("validate: %d finding(s) a person dismissed, their lines unchanged: not validated again", len(answered))
+	}
+	return answered, rest
+}
