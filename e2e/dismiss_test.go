@@ -200,6 +200,8 @@ func TestDismissRefusals(t *testing.T) {
 		config                       string // .github/anchor-review.yml at the base
 	}{
 		{name: "no reason", login: "maintainer", role: "write", body: "/anchor-review dismiss ID", why: "needs a reason"},
+		// What sanitizing removes is no reason (and could not be recorded).
+		{name: "a reason that is only an image", login: "maintainer", role: "write", body: "/anchor-review dismiss ID ![x](https://evil.example/a.png)", why: "needs a reason"},
 		{name: "unknown id", login: "maintainer", role: "write", body: "/anchor-review dismiss abcdef0123 " + reason, why: "is not the id of a finding"},
 		{name: "no id", login: "maintainer", role: "write", body: "/anchor-review dismiss", why: "no finding id"},
 		{name: "not permitted (read)", login: "drive-by", role: "read", body: "/anchor-review dismiss ID " + reason, why: "only people with admin, maintain or write"},

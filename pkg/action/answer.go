@@ -200,7 +200,9 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 		}
 		return slices.Delete(slices.Clone(m.Dismissals), current, current+1), t, nil
 	}
-	reason := strings.Join(strings.Fields(words), " ")
+	// The reason as the record will keep it: what sanitizing leaves (an
+	// image or a hidden comment alone is no reason).
+	reason := report.Reason(words, report.Options{ServerURL: c.ServerURL, Secrets: c.Secrets()})
 	switch {
 	case current >= 0:
 		d := m.Dismissals[current]

@@ -49,6 +49,16 @@ func EarlierSections(body string) (team, coverage string) {
 	return team, strings.Join(kept, "")
 }
 
+// Reason is a person's dismissal reason as the record keeps it: plain
+// text on one line, defused like all posted text (no hidden content, live
+// mention, image, off-host link, marker copy or secret) and at most
+// marker.MaxReason runes; "" when nothing is left, and a dismissal needs
+// one.
+func Reason(s string, o Options) string {
+	s = strings.Join(strings.Fields(sanitizePlain(s, o)), " ")
+	return strings.TrimSpace(clipPlain(s, marker.MaxReason))
+}
+
 // DismissedBeforeLine is the note a finding carries when a person
 // dismissed the same problem at an earlier head and its lines have changed
 // since: it was judged afresh. "" when it carries none.

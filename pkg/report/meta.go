@@ -52,7 +52,7 @@ func (d *doc) amendedMeta(m marker.Meta) marker.Meta {
 func (d *doc) metaDismissals() []marker.Dismissal {
 	var out []marker.Dismissal
 	for _, ds := range d.r.Dismissals {
-		ds.Reason = sanitizePlain(ds.Reason, d.o)
+		ds.Reason = Reason(ds.Reason, d.o)
 		ds.Title, ds.File = Redact(ds.Title, d.o.Secrets), Redact(ds.File, d.o.Secrets)
 		out = append(out, ds)
 	}
