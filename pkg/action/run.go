@@ -125,16 +125,28 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
 	defer cancelReview()
 
+	// Every log line is one line (so untrusted text inside it cannot start
+	// a workflow command of its own) with secrets and secret-shaped text
+	// redacted, even those the runner was not told to mask.
+	logf := func(format string, args ...any) {
+		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
+		fmt.Fprintln(d.Log, line)
+	}
 	if ev.Answer != nil {
 		// A person answering a finding: no review and no model call. The
 		// answerer reads the commenter's permission itself, and refuses
 		// with a reply that says why.
-		out, err := answerer{gh: d.GitHub, n: ActionsNotifier{d.Actions}, logf: func(format string, args ...any) {
-			fmt.Fprintln(d.Log, escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets())))
-		}, c: c, ev: ev, version: d.Version, now: d.Now}.run(ctx)
-		if err == nil {
+		a := answerer{gh: d.GitHub, n: ActionsNotifier{d.Actions}, logf: logf, c: c, ev: ev, version: d.Version, now: d.Now}
+		out, err := a.run(ctx)
+		switch {
+		case err == nil && out.Skipped:
+			d.Actions.Noticef("anchor-review: %s", escapeLine(report.Redact(out.SkipReason, c.Secrets())))
 			setOutputs(d.Actions, out)
-		} else {
+		case err == nil:
+			setOutputs(d.Actions, out)
+		case errors.Is(err, ErrUsage):
+			setNotReviewed(d.Actions) // the caller reports a usage error
+		default:
 			d.Actions.Errorf("anchor-review: %s", escapeLine(report.Redact(err.Error(), c.Secrets())))
 			setNotReviewed(d.Actions)
 		}
@@ -157,13 +169,6 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 	if ev.Owner == "" {
 		ev.Owner, ev.Repo = c.Owner, c.Repo
-	}
-	// Every log line is one line (so untrusted text inside it cannot start
-	// a workflow command of its own) with secrets and secret-shaped text
-	// redacted, even those the runner was not told to mask.
-	logf := func(format string, args ...any) {
-		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
-		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
