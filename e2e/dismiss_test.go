@@ -440,3 +440,25 @@ func TestDismissedNotRelitigated(t *testing.T) {
 		t.Errorf("the dismissed finding was posted again, or its dismissal is no longer listed:\n%s", body)
 	}
 }
+
+// TestDismissByIDRepliesInThread: a dismissal by id in the conversation
+// also answers in the finding's inline thread, once, naming who and why.
+func TestDismissByIDRepliesInThread(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	inline := map[string]string{"INPUT_INLINE": "true"}
+	pr, id := reviewedWithFinding(t, s, inline)
+	s.gh.SetRole("maintainer", "admin")
+	s.commentEvent(pr, "/anchor-review dismiss "+strings.ToUpper(id)+" "+reason, "maintainer", "OWNER")
+	if r := s.run(inline); r.exit != 0 {
+		t.Fatalf("exit %d%s", r.exit, r.logs())
+	}
+	got := answers(s, pr)
+	if len(got) != 1 || got[0].InReplyTo == 0 || !strings.Contains(got[0].Body, "dismissed by `maintainer`") || !strings.Contains(got[0].Body, reason) {
+		t.Fatalf("replies %+v; want one, in the finding's thread", got)
+	}
+	body := reportComments(s.gh, pr.Number)[0].Body
+	if !strings.Contains(body, "[On the line](") {
+		t.Errorf("the re-published report lost the link to the inline comment:\n%s", body)
+	}
+}

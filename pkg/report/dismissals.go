@@ -91,6 +91,12 @@ func (d *doc) dismissals(b *strings.Builder) {
 	for _, x := range ds {
 		cell := "`" + x.ID + "` " + Sanitize(x.Severity, d.o) + " **" + clip(Sanitize(x.Title, d.o), titleMax) + "** " +
 			Code(fmt.Sprintf("%s:%d", x.File, x.Line), d.o)
+		for _, f := range d.r.Dismissed {
+			if u := d.inlineLink(f.Number); u != "" && finding.Fingerprint(f) == x.Fingerprint {
+				cell += "<br>[On the line](" + u + ")"
+				break
+			}
+		}
 		if !x.Applies() {
 			cell += "<br>_No longer applies: its lines changed by " + shaText(x.Lapsed, d.o) + ", so it was judged afresh._"
 		}
