@@ -301,6 +301,16 @@ func TestDismissInThread(t *testing.T) {
 	if n := len(s.model.Requests()); n != calls {
 		t.Errorf("%d model requests; want none", n-calls)
 	}
+	// restore in the same thread undoes it.
+	s.reviewCommentEvent(pr, top, "/anchor-review restore", "maintainer")
+	if r := s.run(inline); r.exit != 0 {
+		t.Fatalf("restore: exit %d%s", r.exit, r.logs())
+	} else {
+		wantOutputs(t, r, map[string]string{"conclusion": "failure", "findings": "1"})
+	}
+	if got := answers(s, pr); len(got) != 2 || got[1].InReplyTo != top || !strings.Contains(got[1].Body, "restored by `maintainer`") {
+		t.Fatalf("replies %+v; want the restore answered in the thread", got)
+	}
 	// A reply in a thread that is not ours is refused in that thread.
 	other := s.gh.AddLineComment(pr.Number, "someone", sumPath, 3, 0, "nit: naming")
 	s.reviewCommentEvent(pr, other, "/anchor-review dismiss "+reason, "maintainer")
@@ -308,7 +318,7 @@ func TestDismissInThread(t *testing.T) {
 		t.Fatalf("exit %d%s", r.exit, r.logs())
 	}
 	got = answers(s, pr)
-	if len(got) != 2 || got[1].InReplyTo != other || !strings.Contains(got[1].Body, "not one of anchor-review's findings") {
+	if len(got) != 3 || got[2].InReplyTo != other || !strings.Contains(got[2].Body, "not one of anchor-review's findings") {
 		t.Errorf("replies %+v; want a refusal in the other thread", got)
 	}
 }

@@ -145,3 +145,20 @@ func (discard) Warningf(string, ...any)                           {}
 func (discard) Errorf(string, ...any)                             {}
 func (discard) AddStepSummary(string)                             {}
 func (discard) Annotate(string, string, int, int, string, string) {}
+
+// FuzzParseAnswer: any comment body parses without panicking; an answer is
+// always the command, a known verb, and trimmed words.
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{"/anchor-review dismiss a1b2c3 intended", "/anchor-review restore", "/anchor-review", "\u00a0/anchor-review\tDISMISS\u2028x", "/anchor-review dismiss\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		a, ok := ParseAnswer(body)
+		if !ok {
+			return
+		}
+		if !IsCommand(body) || a.Verb != VerbDismiss && a.Verb != VerbRestore || a.Words != strings.TrimSpace(a.Words) || a.Thread != 0 {
+			t.Fatalf("ParseAnswer(%q) = %+v", body, a)
+		}
+	})
+}
