@@ -143,10 +143,11 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 	if ans.Thread != 0 {
 		t.thread = a.ourThread(threads, ans.Thread)
 	}
+	if c.DismissBy == DismissByNobody {
+		return nil, t, refuse("this repository does not take dismissals (dismiss-by: nobody); a finding is answered by a fix")
+	}
 	perm, permErr := a.gh.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter)
 	switch {
-	case c.DismissBy == DismissByNobody:
-		return nil, t, refuse("this repository does not take dismissals (dismiss-by: nobody); a finding is answered by a fix")
 	case permErr != nil:
 		return nil, t, refuse("could not read the permission of %s on the repository, so the command was not run", ev.Commenter)
 	case !perm.CanWrite():
