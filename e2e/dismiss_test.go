@@ -459,11 +459,19 @@ func TestDismissByIDRepliesInThread(t *testing.T) {
 	inline := map[string]string{"INPUT_INLINE": "true"}
 	pr, id := reviewedWithFinding(t, s, inline)
 	s.gh.SetRole("maintainer", "admin")
+	// A refusal answers where the command was written: the conversation.
+	s.commentEvent(pr, "/anchor-review dismiss "+id, "maintainer", "OWNER")
+	if r := s.run(inline); r.exit != 0 {
+		t.Fatalf("exit %d%s", r.exit, r.logs())
+	}
+	if got := answers(s, pr); len(got) != 1 || got[0].InReplyTo != 0 || got[0].Path != "" {
+		t.Fatalf("replies %+v; want the refusal in the conversation", got)
+	}
 	s.commentEvent(pr, "/anchor-review dismiss "+strings.ToUpper(id)+" "+reason, "maintainer", "OWNER")
 	if r := s.run(inline); r.exit != 0 {
 		t.Fatalf("exit %d%s", r.exit, r.logs())
 	}
-	got := answers(s, pr)
+	got := answers(s, pr)[1:]
 	if len(got) != 1 || got[0].InReplyTo == 0 || !strings.Contains(got[0].Body, "dismissed by `maintainer`") || !strings.Contains(got[0].Body, reason) {
 		t.Fatalf("replies %+v; want one, in the finding's thread", got)
 	}

@@ -102,7 +102,8 @@ func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, err
 	dismissals, target, err := a.decide(ctx, info, found, meta, threads)
 	var rf *refusal
 	if errors.As(err, &rf) {
-		a.reply(ctx, target.thread, a.refusalText(rf.why))
+		// Where the command was written: its thread, or the conversation.
+		a.reply(ctx, nil, a.refusalText(rf.why))
 		a.logf("anchor-review: %s %s by %s refused: %s", Command, ans.Verb, ev.Commenter, rf.why)
 		return StepOutputs{Skipped: true, SkipReason: "refused: " + rf.why}, nil
 	}
