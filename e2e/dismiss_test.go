@@ -480,3 +480,38 @@ func TestDismissByIDRepliesInThread(t *testing.T) {
 		t.Errorf("the re-published report lost the link to the inline comment:\n%s", body)
 	}
 }
+
+// TestAuthorCannotDismissOwnP0: the PR's author, an admin of the
+// repository, dismissing their own P0 under dismiss-by others is refused
+// with one reply; the P0 still blocks, and no model is called.
+func TestAuthorCannotDismissOwnP0(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P0")}})
+	pr := s.addPR(githubtest.PR{})
+	s.event("pull_request", "pull_request.opened", pr)
+	if r := s.run(nil); r.exit != 1 {
+		t.Fatalf("first review: exit %d%s", r.exit, r.logs())
+	}
+	m := metaOf(t, s, pr)
+	if len(m.Findings) != 1 || m.Findings[0].Severity != "P0" {
+		t.Fatalf("findings %+v; want one P0", m.Findings)
+	}
+	calls, checks := len(s.model.Requests()), len(s.gh.CheckRuns())
+	s.gh.SetRole(pr.Author, "admin")
+	s.commentEvent(pr, "/anchor-review dismiss "+m.Findings[0].ID+" false positive, trust me", pr.Author, "OWNER")
+	r := s.run(nil)
+	if r.exit != 0 {
+		t.Fatalf("exit %d%s", r.exit, r.logs())
+	}
+	wantOutputs(t, r, map[string]string{"skipped": "true"})
+	if got := answers(s, pr); len(got) != 1 || !strings.Contains(got[0].Body, "author cannot dismiss") {
+		t.Fatalf("replies %+v; want one refusal naming the rule", got)
+	}
+	if m := metaOf(t, s, pr); len(m.Dismissals) != 0 || m.Conclusion != "failure" {
+		t.Errorf("meta %+v; want no dismissal and the P0 still failing", m)
+	}
+	if len(s.gh.CheckRuns()) != checks || len(s.model.Requests()) != calls {
+		t.Error("a refused dismissal wrote a check or called the model")
+	}
+}
