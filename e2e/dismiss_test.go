@@ -129,7 +129,7 @@ func TestDismissAndRestore(t *testing.T) {
 	t.Parallel()
 	s := newStage(t)
 	pr, id := reviewedWithFinding(t, s, nil)
-	calls, checks := len(s.model.Requests()), len(s.gh.CheckRuns())
+	calls, checks, requests := len(s.model.Requests()), len(s.gh.CheckRuns()), len(s.gh.Requests())
 	s.gh.SetRole("maintainer", "maintain")
 	cmd := s.commentEvent(pr, "/anchor-review dismiss "+id+" "+reason+" @octocat <img src=x>", "maintainer", "MEMBER")
 	r := s.run(nil)
@@ -139,6 +139,14 @@ func TestDismissAndRestore(t *testing.T) {
 	wantOutputs(t, r, map[string]string{"conclusion": "success", "findings": "0"})
 	if n := len(s.model.Requests()); n != calls {
 		t.Fatalf("%d model requests during the dismissal; want none", n-calls)
+	}
+	// The PR, the base's configuration, the comments (read, re-read, read
+	// back), the permission, the finding's file, the edit, the check and
+	// the reaction: a small constant.
+	if n := len(s.gh.Requests()) - requests; n > 10 {
+		t.Errorf("%d GitHub requests for a dismissal; want at most 10", n)
+	} else {
+		t.Logf("a dismissal made %d GitHub requests", n)
 	}
 	runs := s.gh.CheckRuns()
 	if len(runs) != checks+1 || runs[len(runs)-1].HeadSHA != pr.HeadSHA || runs[len(runs)-1].Conclusion != "success" {
