@@ -132,8 +132,28 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		p.logf("anchor-review: report-only mode: the report is in the job summary; nothing was posted")
 		return StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict)}
 	}
+	superseded := false
+	if c.Mode == ModeComment && !res.Skipped {
+		// Re-read the comments: another run may have posted since Stage 1
+		// (two pushes racing), and there must still be one report. The
+		// dismissals of the report as it is now apply before anything is
+		// rendered: one made while this run reviewed is not lost.
+		pr, superseded = p.reread(ctx, pr, res)
+		if !superseded {
+			res = p.applyDismissals(ctx, res, pr)
+		}
+	}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Skipped: res.Skipped, SkipReason: res.SkipReason, Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
+	if len(res.Dismissals) > 0 {
+		out.Published = &res
+	}
+	if superseded {
+		p.a.AddStepSummary(report.JobSummary(res, ro))
+		chk := report.Check(res, ro)
+		out.CheckWritten = p.check(ctx, res, &chk)
+		return out
+	}
 	if c.Inline && c.Mode == ModeComment && !res.Skipped {
 		ro.Inline = p.inlineReview(ctx, res, ro)
 	}
@@ -161,15 +181,6 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 
 	readOnly := false
 	if c.Mode == ModeComment {
-		// Re-read the comments: another run may have posted since Stage 1
-		// (two pushes racing), and there must still be one report.
-		fresh, superseded := p.reread(ctx, pr, res)
-		pr = fresh
-		if superseded {
-			chk := report.Check(res, ro)
-			out.CheckWritten = p.check(ctx, res, &chk)
-			return out
-		}
 		body := report.Comment(res, ro)
 		if body == "" && len(p.own(pr.Comments, p.bot)) > 0 {
 			// quiet and nothing to report, but an earlier report exists: it
@@ -200,6 +211,26 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		}
 	}
 	return out
+}
+
+// applyDismissals answers res's findings with the dismissals of our
+// report as pr's comments hold it (the report the prior-report lookup
+// returns; nothing else is read). A finding whose dismissal needs its
+// lines read reads them at res's head.
+func (p publisher) applyDismissals(ctx context.Context, res review.Result, pr *review.PR) review.Result {
+	_, m, ok := skip.LastReportComment(skipComments(pr.Comments), p.bot)
+	if !ok || len(m.Dismissals) == 0 {
+		return res
+	}
+	read := func(ctx context.Context, path string) (string, bool, error) {
+		return p.gh.FileContent(ctx, p.owner, p.repo, path, res.HeadSHA)
+	}
+	res.Findings = slices.Clone(res.Findings)
+	review.ApplyDismissals(ctx, &res, m.Dismissals, read)
+	if n := len(res.Dismissed); n > 0 {
+		p.logf("anchor-review: %d finding(s) stay dismissed (their lines are as they were when dismissed)", n)
+	}
+	return res
 }
 
 // reread lists the PR's comments again just before publishing, so the
@@ -245,7 +276,7 @@ func halfLeft(ctx context.Context) (context.Context, context.CancelFunc) {
 func skipComments(cs []github.Comment) []skip.Comment {
 	out := make([]skip.Comment, len(cs))
 	for i, c := range cs {
-		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+		out[i] = skip.Comment{ID: c.ID, Author: c.Author, Body: c.Body}
 	}
 	return out
 }

@@ -49,6 +49,8 @@ type GitHub interface {
 	ReviewCommentsOf(ctx context.Context, owner, repo string, n int, id int64) ([]github.Comment, error)
 	EditReviewComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error)
 	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
+	// ReplyToReviewComment answers in an inline thread (dismissals).
+	ReplyToReviewComment(ctx context.Context, owner, repo string, n int, id int64, body string) (github.Comment, error)
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -67,6 +69,9 @@ type Deps struct {
 	// Version is the binary's version, named in the report's Coverage;
 	// empty leaves it out.
 	Version string
+	// Now is the clock a dismissal records; time.Now when nil (tests fix
+	// it).
+	Now func() time.Time
 	// MissingKey, when set, is the configuration error of an empty api-key
 	// on a run that gets no secrets (a fork or Dependabot PR): only the
 	// skip pre-check runs, and a PR it does not skip fails with it.
@@ -120,6 +125,33 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	ctx, cancelReview := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrDeadline)
 	defer cancelReview()
 
+	// Every log line is one line (so untrusted text inside it cannot start
+	// a workflow command of its own) with secrets and secret-shaped text
+	// redacted, even those the runner was not told to mask.
+	logf := func(format string, args ...any) {
+		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
+		fmt.Fprintln(d.Log, line)
+	}
+	if ev.Answer != nil {
+		// A person answering a finding: no review and no model call. The
+		// answerer reads the commenter's permission itself, and refuses
+		// with a reply that says why.
+		a := answerer{gh: d.GitHub, n: ActionsNotifier{d.Actions}, logf: logf, c: c, ev: ev, version: d.Version, now: d.Now}
+		out, err := a.run(ctx)
+		switch {
+		case err == nil && out.Skipped:
+			d.Actions.Noticef("anchor-review: %s", escapeLine(report.Redact(out.SkipReason, c.Secrets())))
+			setOutputs(d.Actions, out)
+		case err == nil:
+			setOutputs(d.Actions, out)
+		case errors.Is(err, ErrUsage):
+			setNotReviewed(d.Actions) // the caller reports a usage error
+		default:
+			d.Actions.Errorf("anchor-review: %s", escapeLine(report.Redact(err.Error(), c.Secrets())))
+			setNotReviewed(d.Actions)
+		}
+		return err
+	}
 	if ev.Commenter != "" {
 		// The /anchor-review command: one read of its author's permission,
 		// before anything else (no reaction, no model call for anyone
@@ -137,13 +169,6 @@ func Run(ctx context.Context, c Config, d Deps) error {
 	}
 	if ev.Owner == "" {
 		ev.Owner, ev.Repo = c.Owner, c.Repo
-	}
-	// Every log line is one line (so untrusted text inside it cannot start
-	// a workflow command of its own) with secrets and secret-shaped text
-	// redacted, even those the runner was not told to mask.
-	logf := func(format string, args ...any) {
-		line := escapeLine(report.Redact(fmt.Sprintf(format, args...), c.Secrets()))
-		fmt.Fprintln(d.Log, line)
 	}
 	logf("anchor-review: reviewing %s/%s#%d (event %s%s)", ev.Owner, ev.Repo, ev.PRNumber, ev.Name, map[bool]string{true: ", manual rerun"}[ev.Rerun])
 
@@ -236,6 +261,9 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
+	if out.Published != nil {
+		res = *out.Published
+	}
 	out.ReportPath = writeReport(c.Workspace, res, c.Secrets(), logf)
 	out.SARIFPath = writeSARIF(c.Workspace, c.Mode, res, c.Secrets(), logf)
 	setOutputs(d.Actions, out)
@@ -324,6 +352,10 @@ type StepOutputs struct {
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
 	CheckWritten bool
+	// Published is the result as published when dismissals changed it
+	// (not an output): the report file and SARIF follow it, so a dismissed
+	// finding is not a posted one there either.
+	Published *review.Result
 }
 
 // setNotReviewed sets the outputs of a run that reviewed nothing: not

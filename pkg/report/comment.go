@@ -120,6 +120,9 @@ type doc struct {
 	blocking   int
 	rows       []row // r.Findings, in order
 	below      []row // r.BelowBar
+	// ids are the findings' short ids by fingerprint (posted and
+	// dismissed findings together, as the inline comments count them).
+	ids map[string]string
 	// metaLine is the rendered metadata line; fit drops its findings
 	// record (Truncated: the next run reviews the whole PR) when even the
 	// smallest report would not fit with it.
@@ -136,6 +139,7 @@ type row struct {
 func newDoc(r review.Result, o Options) *doc {
 	d := &doc{r: r, o: o}
 	d.conclusion, d.blocking = Conclusion(r, o.FailOn)
+	d.ids = finding.IDs(append(slices.Clip(r.Findings), r.Dismissed...))
 	for _, f := range r.Findings {
 		d.rows = append(d.rows, row{f.Severity, f.Number, d.row(f, strconv.Itoa(f.Number))})
 	}
@@ -213,7 +217,10 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 			b.WriteString("Reason: " + clip(Sanitize(r.Failure, d.o), 500) + "\n\n")
 		}
 	}
-	if len(d.rows) == 0 && !r.AllFailed {
+	switch {
+	case len(d.rows) == 0 && !r.AllFailed && len(r.Dismissed) > 0:
+		b.WriteString("No open findings: every finding at anchor 75 or higher was dismissed (listed below).\n\n")
+	case len(d.rows) == 0 && !r.AllFailed:
 		b.WriteString(noFindingsLine + "\n\n")
 	}
 	writeTables(&b, d.rows[:keep])
@@ -227,15 +234,19 @@ func (d *doc) render(v view, keep int, fullCoverage bool) string {
 		}
 		b.WriteString("\n")
 	}
+	d.dismissals(&b)
 	d.submodules(&b)
 	if note := d.trimNote(keep, fullCoverage); note != "" {
 		b.WriteString(note + "\n\n")
 	}
 	d.inlineNote(&b)
 	b.WriteString("<details><summary>Coverage</summary>\n\n")
-	if fullCoverage {
+	switch {
+	case fullCoverage && d.o.Amend != nil:
+		d.earlierCoverage(&b)
+	case fullCoverage:
 		d.coverage(&b)
-	} else {
+	default:
 		b.WriteString("Coverage details were left out to fit GitHub's size limit; the job summary has them.\n\n")
 	}
 	b.WriteString("</details>\n\n")
@@ -251,8 +262,12 @@ func (d *doc) headline() string {
 	switch {
 	case d.r.AllFailed:
 		return "review could not run"
+	case len(d.rows) == 0 && len(d.r.Dismissed) > 0:
+		return "no open findings, " + fmtInt(len(d.r.Dismissed)) + " dismissed"
 	case len(d.rows) == 0:
 		return "no findings"
+	case len(d.r.Dismissed) > 0:
+		return plural(len(d.rows), "finding", "findings") + ", " + fmtInt(len(d.r.Dismissed)) + " dismissed"
 	}
 	return plural(len(d.rows), "finding", "findings")
 }
@@ -260,6 +275,9 @@ func (d *doc) headline() string {
 // team is the one-line announcement: always-on personas together, then
 // each conditional persona with the reason it was selected.
 func (d *doc) team() string {
+	if a := d.o.Amend; a != nil && a.Team != "" {
+		return a.Team // the earlier review's team, as it was rendered
+	}
 	var always, cond []string
 	for _, p := range d.r.Coverage.Personas {
 		name := Sanitize(p.Name, d.o)
@@ -328,6 +346,10 @@ func TestGapLine(f finding.Finding, o Options) string {
 // row renders one finding as a table row.
 func (d *doc) row(f finding.Finding, number string) string {
 	issue := "**" + clip(Sanitize(f.Title, d.o), titleMax) + "**"
+	if id := d.ids[finding.Fingerprint(f)]; id != "" && number != "–" {
+		// The id a person answers the finding with (SPEC 9.1).
+		issue = "`" + id + "` " + issue
+	}
 	if why := Sanitize(f.WhyItMatters, d.o); why != "" {
 		issue += "<br>" + clip(why, whyMax)
 	}
@@ -339,6 +361,9 @@ func (d *doc) row(f finding.Finding, number string) string {
 	}
 	if f.FoundOn != "" && f.FoundOn != d.o.HeadSHA {
 		issue += "<br>_Carried from the review of " + shaText(f.FoundOn, d.o) + "._"
+	}
+	if note := DismissedBeforeLine(f, d.o); note != "" {
+		issue += "<br>" + note
 	}
 	if u := d.inlineLink(f.Number); u != "" {
 		issue += "<br>[On the line](" + u + ")"

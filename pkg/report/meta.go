@@ -1,6 +1,8 @@
 package report
 
 import (
+	"slices"
+
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/review"
@@ -11,6 +13,9 @@ import (
 // body), so the next run can carry them.
 func (d *doc) meta() marker.Meta {
 	r := d.r
+	if a := d.o.Amend; a != nil {
+		return d.amendedMeta(a.Meta)
+	}
 	m := marker.Meta{
 		Version:    marker.Version,
 		HeadSHA:    d.o.HeadSHA,
@@ -25,7 +30,42 @@ func (d *doc) meta() marker.Meta {
 	if r.Rereview != nil && len(r.Rereview.Heads) > 0 {
 		m.Heads = r.Rereview.Heads
 	}
-	for _, f := range r.Findings {
+	m.Findings = d.metaFindings()
+	m.Dismissals = d.metaDismissals()
+	d.statsMeta(&m)
+	return m
+}
+
+// amendedMeta is the metadata of an earlier report re-published after a
+// person answered a finding (no review ran): the verdict, the findings and
+// the dismissals as they now stand; the heads and running totals as the
+// earlier report recorded them (nothing was reviewed or spent).
+func (d *doc) amendedMeta(m marker.Meta) marker.Meta {
+	m.Verdict, m.Conclusion, m.Blocking = string(effectiveVerdict(d.r)), d.conclusion, d.blocking
+	m.Findings = d.metaFindings()
+	m.Dismissals = d.metaDismissals()
+	return m
+}
+
+// metaDismissals are the dismissals as the hidden line records them:
+// their reasons defused as plain text (sanitized again when shown).
+func (d *doc) metaDismissals() []marker.Dismissal {
+	var out []marker.Dismissal
+	for _, ds := range d.r.Dismissals {
+		ds.Reason = Reason(ds.Reason, d.o)
+		ds.Title, ds.File = Redact(ds.Title, d.o.Secrets), Redact(ds.File, d.o.Secrets)
+		out = append(out, ds)
+	}
+	return out
+}
+
+// metaFindings are the posted findings, the dismissed ones included (a
+// later run carries them, and keeps them dismissed while their lines
+// stand), each with its short id.
+func (d *doc) metaFindings() []marker.Finding {
+	r := d.r
+	var out []marker.Finding
+	for _, f := range append(slices.Clip(r.Findings), r.Dismissed...) {
 		commit := f.FoundOn
 		if commit == "" {
 			commit = d.o.HeadSHA
@@ -38,7 +78,7 @@ func (d *doc) meta() marker.Meta {
 		// everything else the comment holds: the hidden line is public too.
 		mf := marker.Finding{
 			File: Redact(f.File, d.o.Secrets), Line: max(f.Line, 1), Severity: string(f.Severity), Anchor: f.Confidence,
-			Fingerprint: finding.Fingerprint(f), Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
+			Fingerprint: finding.Fingerprint(f), ID: d.ids[finding.Fingerprint(f)], Title: Redact(f.Title, d.o.Secrets), Reviewer: Redact(reviewer, d.o.Secrets), Commit: commit,
 			// What the row shows besides the title, so a carried finding
 			// still explains itself (FormatMeta bounds the line). Defused
 			// as plain text (no images, no off-host links, no live
@@ -49,8 +89,7 @@ func (d *doc) meta() marker.Meta {
 		if d.o.Inline != nil {
 			mf.Inline = d.o.Inline.Fingerprints[f.Number]
 		}
-		m.Findings = append(m.Findings, mf)
+		out = append(out, mf)
 	}
-	d.statsMeta(&m)
-	return m
+	return out
 }

@@ -288,7 +288,7 @@ func skipPR(p *github.PR) skip.PR {
 func skipComments(cs []github.Comment) []skip.Comment {
 	out := make([]skip.Comment, len(cs))
 	for i, c := range cs {
-		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
+		out[i] = skip.Comment{ID: c.ID, Author: c.Author, Body: c.Body}
 	}
 	return out
 }

@@ -61,6 +61,13 @@ type Result struct {
 	// BelowBar are P0 findings at anchor 50 kept by the gate's escape hatch:
 	// shown in the check run and job summary, never in the comment.
 	BelowBar []finding.Finding `json:"below_bar"`
+	// Dismissed are posted findings a person dismissed and whose
+	// dismissal still applies (ApplyDismissals): listed apart, never
+	// blocking, still recorded in the metadata so later runs carry them.
+	Dismissed []finding.Finding `json:"dismissed,omitempty"`
+	// Dismissals are the pull request's dismissals, read from our report's
+	// metadata: the report, the check and the metadata list each.
+	Dismissals []marker.Dismissal `json:"dismissals,omitempty"`
 	// PreExisting findings never leave the review; kept for report-path.
 	PreExisting []finding.Finding `json:"pre_existing"`
 	// Demoted holds, in report-only mode, the findings mode-aware demotion

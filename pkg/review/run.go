@@ -333,9 +333,16 @@ func (rn *reviewRun) validateNew(ctx context.Context, gated []finding.Finding) [
 	if rn.in.carry != nil {
 		vc.WholeFiles = rn.in.carry.deltaPR
 	}
+	answered, gated := rn.answered(ctx, gated)
 	pass := &validation{gated: gated, parts: rn.parts, pc: vc, limit: rn.o.MaxValidations}
 	kept, _ := rn.validate(ctx, pass)
-	return rn.unfold(ctx, gated, kept, pass)
+	kept = rn.unfold(ctx, gated, kept, pass)
+	if len(answered) == 0 {
+		return kept
+	}
+	kept = append(kept, answered...)
+	synth.Sort(kept)
+	return kept
 }
 
 // finish numbers the findings to post and decides the verdict, unless the

@@ -53,6 +53,7 @@ type PR struct {
 
 // Comment is one issue comment on the PR.
 type Comment struct {
+	ID     int64  // the comment's id (0 when the caller does not need it)
 	Author string // the author's login
 	Body   string
 }
@@ -204,14 +205,22 @@ func reports(comments []Comment, login string) int {
 // login: the marker on its first line and a valid metadata line on its
 // second. Comments that fail either test are not reports.
 func LastReport(comments []Comment, login string) (marker.Meta, bool) {
+	_, m, ok := LastReportComment(comments, login)
+	return m, ok
+}
+
+// LastReportComment is LastReport with the comment it read: every reader
+// of our earlier report (rule 4, re-reviews, dismissals) goes through it,
+// so one test decides which comment is ours.
+func LastReportComment(comments []Comment, login string) (Comment, marker.Meta, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
 		c := comments[i]
 		if !strings.EqualFold(c.Author, login) {
 			continue
 		}
 		if m, err := marker.ParseReport(c.Body); err == nil {
-			return m, true
+			return c, m, true
 		}
 	}
-	return marker.Meta{}, false
+	return Comment{}, marker.Meta{}, false
 }

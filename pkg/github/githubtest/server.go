@@ -167,6 +167,8 @@ func New() *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}/comments", s.listReviewCommentsOf)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.editReviewComment)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.replyToReviewComment)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.createReviewComment)
 	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteReviewComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", s.createComment)
