@@ -117,6 +117,11 @@ type Finding struct {
 	// among Reviewers, and it never raises the anchor (folding is not
 	// promotion).
 	TestGap *TestGap `json:"test_gap,omitempty"`
+	// Check names the deterministic check that established the finding
+	// ("lockfile": pkg/lockcheck), "" for a model's. Such a finding is a
+	// fact read from the files, not a claim: it skips synthesis and the
+	// validator, and is posted as found.
+	Check string `json:"check,omitempty"`
 }
 
 // TestGap is a folded test-gap finding: its title (what the test would

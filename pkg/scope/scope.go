@@ -62,6 +62,12 @@ const (
 	ReasonVendored  = "vendored"
 	ReasonGenerated = "generated"
 	ReasonSubmodule = "submodule pointer"
+	// ReasonMoved is not a reason to leave a file out: a move that
+	// changes what the file is (MoveChangesKind), or a mode change that
+	// makes it executable, with its content unchanged. The caller reads
+	// the head version and reviews it whole as a new file; scope lists
+	// it here because the diff holds no line of it.
+	ReasonMoved = "moved: changes what the file is; reviewed whole"
 )
 
 // Excluded is a changed file left out of review, with the reason.
@@ -185,8 +191,9 @@ func ApplyRules(d *diff.Diff, r Rules) (Scope, error) {
 	if d == nil {
 		return s, nil
 	}
+	c := newChange(d, r.Base)
 	for _, f := range d.Files {
-		if reason := excludeReason(f, globs, r); reason != "" {
+		if reason := excludeReason(f, globs, r, c); reason != "" {
 			s.Excluded = append(s.Excluded, Excluded{Path: f.Path(), Reason: reason})
 			if reason == ReasonSubmodule {
 				s.Submodules = append(s.Submodules, submoduleOf(f))
@@ -206,12 +213,15 @@ func ApplyRules(d *diff.Diff, r Rules) (Scope, error) {
 // the base shows to be such, an exclude pattern); "" when its lines would
 // decide. For a file whose lines are not known (GitHub gives no patch for
 // it, which it does only for a change too large to show).
-func ExcludedByPath(path string, r Rules) (string, error) {
+//
+// d is the whole change: a vendored or generated file is left out only
+// when d also changes its source of truth.
+func ExcludedByPath(path string, d *diff.Diff, r Rules) (string, error) {
 	globs, err := compileGlobs(r.Exclude)
 	if err != nil {
 		return "", err
 	}
-	return pathReason(path, false, globs, r), nil
+	return pathReason(path, false, globs, r, newChange(d, r.Base)), nil
 }
 
 // compileGlobs compiles the exclude patterns, skipping blank lines and
@@ -232,20 +242,28 @@ func compileGlobs(exclude []string) ([]glob, error) {
 	return globs, nil
 }
 
-func excludeReason(f *diff.File, globs []glob, r Rules) string {
+func excludeReason(f *diff.File, globs []glob, r Rules, c *change) string {
 	switch {
 	case f.Binary:
 		return ReasonBinary
+	case f.Status != diff.Deleted && CheckedLock(f.Path()):
+		// The lock-file check reads both versions whole, patch or not;
+		// one that does not parse comes back for review.
+		return ReasonLock
 	case f.NoPatch:
 		return ReasonNoPatch
 	case isSubmodule(f):
 		return ReasonSubmodule
 	case f.Status == diff.Deleted:
 		return ReasonDeleted
+	case (f.Status == diff.Renamed || f.Status == diff.Copied) && MoveChangesKind(f.OldPath, f.NewPath):
+		return ReasonMoved
+	case len(f.Hunks) == 0 && becomesExecutable(f):
+		return ReasonMoved
 	case len(f.Hunks) == 0:
 		return ReasonNoChange
 	}
-	reason := pathReason(f.Path(), hasGeneratedMarker(f), globs, r)
+	reason := pathReason(f.Path(), hasGeneratedMarker(f), globs, r, c)
 	if reason == ReasonGenerated && Source(f.Path()) && handEdit(f) {
 		return "" // small enough to be a hand edit of code that runs: reviewed
 	}
@@ -257,13 +275,20 @@ func excludeReason(f *diff.File, globs []glob, r Rules) string {
 // Data files that generators write (source maps, SBOMs, coverage JSON)
 // are not.
 func Source(p string) bool {
-	return sourceExts[strings.ToLower(path.Ext(p))]
+	name := strings.ToLower(path.Base(p))
+	return sourceExts[strings.ToLower(path.Ext(p))] || sourceNames[name]
 }
+
+// sourceNames are files that run by their name alone: build files whose
+// recipes are shell, container and CI definitions.
+var sourceNames = setOf(strings.Fields(`makefile gnumakefile dockerfile containerfile jenkinsfile
+	rakefile gemfile vagrantfile justfile procfile brewfile podfile fastfile`))
 
 // sourceExts are the extensions Source knows.
 var sourceExts = setOf(strings.Fields(`.js .mjs .cjs .jsx .ts .tsx .mts .cts .vue .svelte .go .py .pyw .rb .rake
 	.java .kt .kts .scala .groovy .gradle .cs .fs .vb .c .h .cc .cpp .cxx .hpp .hh .m .mm .swift .rs .php
-	.pl .pm .sh .bash .zsh .ps1 .psm1 .bat .cmd .lua .dart .ex .exs .erl .clj .r .jl .sql .tf .hcl`))
+	.pl .pm .sh .bash .zsh .ps1 .psm1 .bat .cmd .lua .dart .ex .exs .erl .clj .r .jl .sql .tf .hcl
+	.html .htm .xhtml .mk .cmake .nix .fish .awk .vbs .applescript`))
 
 func setOf(items []string) map[string]bool {
 	m := make(map[string]bool, len(items))
@@ -306,17 +331,24 @@ func handEdit(f *diff.File) bool {
 	return lines > 0
 }
 
-// pathReason is the reason to leave out the file at path by its name (where
-// the base shows the name to mean what it says), the base's .gitattributes
-// marks, a generated marker the base carried (marked), or an exclude
-// pattern; "" to review it.
-func pathReason(p string, marked bool, globs []glob, r Rules) string {
+// pathReason is the reason to leave out the file at path: a lock file the
+// lock-file check reads instead; the repository's own word (the base's
+// .gitattributes marks, an exclude pattern); or a vendored, generated or
+// build-output name the base shows to mean what it says, or a generated
+// marker the base carried (marked), when the change also changes the
+// file's source of truth (c) or the file is generated data nothing runs
+// (source maps, SBOMs). "" to review it.
+func pathReason(p string, marked bool, globs []glob, r Rules, c *change) string {
 	switch {
-	case lockAtBase(p, r.Base):
+	case CheckedLock(p):
 		return ReasonLock
-	case r.Attrs.marks(r.Attrs.vendored, p) || vendoredAtBase(p, r.Base):
+	case r.Attrs.marks(r.Attrs.vendored, p):
 		return ReasonVendored
-	case r.Attrs.marks(r.Attrs.generated, p) || marked || generatedAtBase(p, r.Base) || outputAtBase(p, r.Base):
+	case r.Attrs.marks(r.Attrs.generated, p):
+		return ReasonGenerated
+	case vendoredAtBase(p, r.Base) && c.vendoredExplained(p, vendoredRoot(p)):
+		return ReasonVendored
+	case (marked || generatedAtBase(p, r.Base) || outputAtBase(p, r.Base)) && (inertKinds[generatedKind(p)] || inertKinds[strings.ToLower(path.Ext(p))] || c.generatedExplained(p)):
 		return ReasonGenerated
 	}
 	for _, g := range globs {
@@ -427,12 +459,23 @@ func isLock(p string) bool {
 	return knownLock(p) || strings.HasSuffix(path.Base(p), ".lock")
 }
 
-// lockAtBase reports whether scope leaves p out as a lock file: a
-// well-known lock file's name, or any other *.lock the base already has
-// (a PR's own run.lock may hold code something loads).
-func lockAtBase(p string, base *Base) bool {
-	return knownLock(p) || (isLock(p) && (base == nil || base.hasFile(p)))
+// CheckedLock reports whether p is a lock file the lock-file check reads
+// (pkg/lockcheck): scope leaves it out of the personas' review for that
+// check. Every other lock file (Cargo.lock, poetry.lock, ...) is reviewed:
+// no check of ours reads it, and it decides what code an install fetches.
+func CheckedLock(p string) bool {
+	switch path.Base(p) {
+	case "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "go.sum", "go.work.sum":
+		return true
+	}
+	return false
 }
+
+// inertKinds are the generated-name kinds of data nothing runs: source
+// maps and SBOMs. They are left out by name where the base has their
+// kind, explained or not.
+var inertKinds = setOf([]string{".map", ".txt", ".md", ".spdx", ".spdx.json", ".spdx.yaml", ".cdx.json", ".cdx.xml",
+	".cyclonedx.json", ".cyclonedx.xml", ".sbom.json", "bom.json", "bom.xml", "sbom.json"})
 
 // knownLock reports whether p is a package manager's lock file by its
 // exact name.
@@ -657,11 +700,25 @@ func inDir(p string, dirs ...string) bool {
 	return false
 }
 
-// LooksLikeText reports whether content is text: valid UTF-8, whatever
-// control bytes it holds. That is a source file git calls binary, not a
-// binary file (whose bytes are almost never valid UTF-8). No share of
-// control bytes makes it binary: a comment may hold any number of NUL
-// bytes, and node runs the file all the same.
+// LooksLikeText reports whether content (a file's first bytes: callers
+// pass a bounded prefix) is text: UTF-8 but for a few invalid bytes, at
+// most one in 64, and a character the prefix cut in two at its end. Text
+// with a few stray bytes (a Latin-1 é in a Makefile, a corrupted byte in
+// a deploy script) is a file someone runs all the same; a binary format's
+// bytes (images, archives, compressed data) are dense with invalid
+// sequences. No share of control bytes makes content binary: a comment
+// may hold any number of NUL bytes, and node runs the file all the same.
 func LooksLikeText(content string) bool {
-	return utf8.ValidString(content)
+	invalid := 0
+	for i := 0; i < len(content); {
+		r, size := utf8.DecodeRuneInString(content[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !utf8.FullRuneInString(content[i:]) {
+				break // the prefix ends inside a character
+			}
+			invalid++
+		}
+		i += size
+	}
+	return invalid*64 <= len(content)
 }
