@@ -158,7 +158,8 @@ func packageFindings(base, head *lock) []Finding {
 		b, had := base.entries[k]
 		pkg := e.name + "@" + e.version
 		add := func(kind, title, why string) {
-			out = append(out, Finding{Kind: kind, Line: e.line, Package: pkg, Title: title, Why: why, Evidence: head.line(e.line)})
+			n := head.fieldLine(e.line, fieldMarks[kind]...)
+			out = append(out, Finding{Kind: kind, Line: n, Package: pkg, Title: title, Why: why, Evidence: head.line(n)})
 		}
 		if e.resolved != "" && (!had || b.resolved != e.resolved) {
 			if problem := outsideRegistry(e, registries); problem != "" {
@@ -245,6 +246,41 @@ func goSumFindings(base, head *lock) []Finding {
 			Why:   "A module version's content never changes (the checksum database pins it), so a new hash for the same version admits different code, or fails every build that checks it."})
 	}
 	return out
+}
+
+// fieldMarks are how each format begins the line a kind of finding is
+// about: npm's JSON, yarn classic, yarn Berry and pnpm.
+var fieldMarks = map[string][]string{
+	KindRegistry:  {`"resolved"`, "resolved ", "resolution:"},
+	KindIntegrity: {`"integrity"`, "integrity ", "checksum:", "resolution:"},
+	KindScript:    {`"hasInstallScript"`, "requiresBuild:", "resolution:"},
+}
+
+// fieldLine is the line of the entry starting at line start that begins
+// with one of marks (the field a finding is about), or start when the
+// entry has none (a removed integrity): an inline comment lands on the
+// changed line.
+func (l *lock) fieldLine(start int, marks ...string) int {
+	if start < 1 || start > len(l.lines) {
+		return start
+	}
+	indent := len(l.lines[start-1]) - len(strings.TrimLeft(l.lines[start-1], " "))
+	for n := start + 1; n <= len(l.lines); n++ {
+		text := l.lines[n-1]
+		t := strings.TrimLeft(text, " ")
+		if t == "" {
+			continue
+		}
+		if len(text)-len(t) <= indent {
+			break // the next entry, or the end of this one
+		}
+		for _, m := range marks {
+			if strings.HasPrefix(t, m) {
+				return n
+			}
+		}
+	}
+	return start
 }
 
 // line is the text of the 1-based line n, clipped for evidence.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,8 +55,10 @@ func TestNPMRealUpgrade(t *testing.T) {
 	if len(fs) != 1 || len(got[KindScript]) != 1 || got[KindScript][0] != "esbuild@0.21.5" {
 		t.Fatalf("findings %+v; want only esbuild's new install script", fs)
 	}
-	if fs[0].Line == 0 || !strings.Contains(fs[0].Evidence, "node_modules/esbuild") {
-		t.Errorf("finding placed at line %d, evidence %q; want the esbuild entry's line", fs[0].Line, fs[0].Evidence)
+	head := strings.Split(fixture(t, "npm-head.package-lock.json.gz"), "\n")
+	entry := slices.IndexFunc(head, func(l string) bool { return strings.TrimSpace(l) == `"node_modules/esbuild": {` }) + 1
+	if fs[0].Evidence != `"hasInstallScript": true,` || fs[0].Line <= entry || fs[0].Line > entry+12 {
+		t.Errorf("finding placed at line %d (esbuild's entry at %d), evidence %q; want its hasInstallScript line", fs[0].Line, entry, fs[0].Evidence)
 	}
 }
 

@@ -216,8 +216,9 @@ func TestBinaryJudgement(t *testing.T) {
 	for text, want := range map[string]bool{
 		"const a = 1; // note\x00\nmodule.exports = a;\n" + strings.Repeat("x", 100): true,
 		"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR":                                        false,
-		"\xff\xfe bad utf-8":                                                         false,
-		"":                                                                           true,
+		"\xff\xfe bad utf-8":                                                         true, // a few invalid bytes: text
+		"# deploy\n" + strings.Repeat("\xff\xc3\x28", 200):                           false,
+		"": true,
 		"// " + strings.Repeat("\x00", 40) + "\nrequire('child_process').execSync(process.env.INPUT_CMD);\n": true,
 	} {
 		if got := LooksLikeText(text); got != want {

@@ -701,14 +701,21 @@ func inDir(p string, dirs ...string) bool {
 }
 
 // LooksLikeText reports whether content (a file's first bytes: callers
-// pass a bounded prefix) is text: UTF-8 but for a few invalid bytes, at
-// most one in 64, and a character the prefix cut in two at its end. Text
+// pass a bounded prefix) is text: it does not start with a binary format's
+// magic (PNG, JPEG, GIF, zip, gzip, PDF, fonts, ...), and it is UTF-8 but
+// for a few invalid bytes (at most 4, or one in 64 of a longer prefix) and
+// a character the prefix cut in two at its end. Text
 // with a few stray bytes (a Latin-1 é in a Makefile, a corrupted byte in
 // a deploy script) is a file someone runs all the same; a binary format's
 // bytes (images, archives, compressed data) are dense with invalid
 // sequences. No share of control bytes makes content binary: a comment
 // may hold any number of NUL bytes, and node runs the file all the same.
 func LooksLikeText(content string) bool {
+	for _, m := range binaryMagic {
+		if strings.HasPrefix(content, m) {
+			return false
+		}
+	}
 	invalid := 0
 	for i := 0; i < len(content); {
 		r, size := utf8.DecodeRuneInString(content[i:])
@@ -720,5 +727,11 @@ func LooksLikeText(content string) bool {
 		}
 		i += size
 	}
-	return invalid*64 <= len(content)
+	return invalid <= max(4, len(content)/64)
+}
+
+// binaryMagic are the first bytes of binary formats of assets.
+var binaryMagic = [...]string{
+	"\x89PNG", "GIF87a", "GIF89a", "\xff\xd8\xff", "PK\x03\x04", "\x1f\x8b", "BZh", "\xfd7zXZ", "7z\xbc\xaf",
+	"%PDF-", "RIFF", "OggS", "ID3", "wOFF", "wOF2", "OTTO", "\x00\x01\x00\x00\x00", "\x00\x00\x01\x00",
 }
