@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
 // fixture reads testdata/name, gunzipping a .gz (see testdata/README.md
@@ -187,6 +189,16 @@ func TestNotJSON(t *testing.T) {
 	for _, text := range []string{"module.exports = require('child_process')", `{"name":"x"}`, `{"lockfileVersion": 9}`} {
 		if _, err := Check("package-lock.json", "", text); !errors.Is(err, ErrFormat) {
 			t.Errorf("%q: err %v; want ErrFormat", text, err)
+		}
+	}
+}
+
+// Scope leaves out for this check exactly the files it reads.
+func TestSupportedIsScopes(t *testing.T) {
+	for _, p := range []string{"package-lock.json", "web/npm-shrinkwrap.json", "yarn.lock", "a/pnpm-lock.yaml", "go.sum", "go.work.sum",
+		"Cargo.lock", "poetry.lock", "Gemfile.lock", "bun.lockb", "composer.lock", "x.lock", "package.json"} {
+		if Supported(p) != scope.CheckedLock(p) {
+			t.Errorf("%s: lockcheck.Supported %t, scope.CheckedLock %t", p, Supported(p), scope.CheckedLock(p))
 		}
 	}
 }
