@@ -202,3 +202,25 @@ func TestSupportedIsScopes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck: any two texts under any supported name give findings or an
+// error, never a panic, and every finding names a line of the head.
+func FuzzCheck(f *testing.F) {
+	f.Add("yarn.lock", "# yarn lockfile v1\n\na@1:\n  version \"1\"\n", "# yarn lockfile v1\n\na@1:\n  version \"1\"\n  resolved \"git+ssh://x\"\n")
+	f.Add("pnpm-lock.yaml", "lockfileVersion: '6.0'\n", "lockfileVersion: '6.0'\npackages:\n  /a@1.0.0:\n    resolution: {tarball: http://x}\n    requiresBuild: true\n")
+	f.Add("go.sum", "a v1 h1:x=\n", "a v1 h1:y=\n")
+	f.Add("package-lock.json", `{"lockfileVersion":1,"dependencies":{"a":{"version":"1","resolved":"file:../a"}}}`, `{"lockfileVersion":3,"packages":{"node_modules/a":{"version":"1","hasInstallScript":true}}}`)
+	f.Add("yarn.lock", "__metadata:\n  version: 8\n", "__metadata:\n  version: 8\n\n\"@s/a@npm:1\":\n  resolution: \"@\"\n")
+	f.Fuzz(func(t *testing.T, name, old, new string) {
+		fs, err := Check(name, old, new)
+		if err != nil {
+			return
+		}
+		lines := strings.Count(new, "\n") + 1
+		for _, x := range fs {
+			if x.Line < 0 || x.Line > lines {
+				t.Fatalf("finding %+v at line %d of a %d-line head", x, x.Line, lines)
+			}
+		}
+	})
+}

@@ -76,6 +76,9 @@ func parseYarn(text string) (*lock, error) {
 			flush()
 			specs := strings.TrimSuffix(t, ":")
 			first := unquote(strings.SplitN(specs, ",", 2)[0])
+			if first == "" {
+				return nil, fmt.Errorf("%w: line %d: an entry with no name", ErrFormat, n)
+			}
 			if first == "__metadata" {
 				continue
 			}

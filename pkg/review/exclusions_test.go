@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/llm/llmtest"
@@ -345,4 +346,75 @@ func TestAttackYarnLockScript(t *testing.T) {
 	res := runAttack(t, attack{diff: addedFile("yarn.lock", lines), base: map[string]string{"package.json": "{}\n"},
 		head: map[string]string{"yarn.lock": joinLines(lines)}, file: "yarn.lock", line: 2})
 	wantReviewed(t, res, "yarn.lock")
+}
+
+// What the built-in rules may still skip: a rebuild the PR explains. The
+// bundle regenerated past the hand-edit bound beside a change of its
+// source, and a vendored module bumped in vendor/modules.txt, are left out
+// with their reason, and no persona reads them.
+func TestExplainedRebuildIsLeftOut(t *testing.T) {
+	t.Parallel()
+	bundle := bundleLines(800)
+	var b strings.Builder
+	head := slices.Clone(bundle)
+	fmt.Fprintf(&b, "diff --git a/dist/index.js b/dist/index.js\nindex 1111111..2222222 100644\n--- a/dist/index.js\n+++ b/dist/index.js\n@@ -3,600 +3,600 @@\n")
+	for i := 2; i < 602; i++ {
+		b.WriteString("-" + bundle[i] + "\n")
+	}
+	for i := 2; i < 602; i++ {
+		head[i] = strings.Replace(bundle[i], "return x", "return evil.example", 1) // what a persona would flag
+		b.WriteString("+" + head[i] + "\n")
+	}
+	b.WriteString(modifiedDiff("src/main.ts", []string{"import * as core from '@actions/core'"}, 1, "import * as core from '@actions/core';"))
+	lib := []string{"package lib", "", "func Version() string { return \"1.0.0\" }"}
+	b.WriteString(modifiedDiff("vendor/github.com/acme/lib/lib.go", lib, 3, `func Version() string { return "evil.example" }`))
+	b.WriteString("diff --git a/vendor/modules.txt b/vendor/modules.txt\nindex 1111111..2222222 100644\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1,3 +1,3 @@\n-# github.com/acme/lib v1.0.0\n+# github.com/acme/lib v1.1.0\n ## explicit\n github.com/acme/lib\n")
+	base := actionBase(bundle)
+	base["vendor/modules.txt"], base["vendor/github.com/acme/lib/lib.go"], base["go.mod"] = vendoredMod, joinLines(lib), "module example.com/app\n"
+	res := runAttack(t, attack{diff: b.String(), base: base, head: map[string]string{"dist/index.js": joinLines(head),
+		"src/main.ts": "import * as core from '@actions/core';\n", "vendor/github.com/acme/lib/lib.go": "package lib\n\nfunc Version() string { return \"evil.example\" }\n",
+		"vendor/modules.txt": strings.Replace(vendoredMod, "v1.0.0", "v1.1.0", 1)}, file: "dist/index.js", line: 3})
+	for path, want := range map[string]string{"dist/index.js": "generated", "vendor/github.com/acme/lib/lib.go": "vendored"} {
+		if !slices.Contains(res.Coverage.NotReviewed, review.Excluded{Path: path, Reason: want}) {
+			t.Errorf("%s: not reviewed %+v; want it left out as %s", path, res.Coverage.NotReviewed, want)
+		}
+	}
+	if res.Verdict != review.Ready || res.Partial {
+		t.Errorf("verdict %s, partial %t, findings %d; want ready: the rebuilds are explained", res.Verdict, res.Partial, len(res.Findings))
+	}
+}
+
+// A source file GitHub calls binary that is larger than MaxFileBytes is
+// not read past the bound, and the review is incomplete: never skipped.
+func TestTooLargeToReadIsIncomplete(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("module.exports.f = function (x) { return x; }; // \x00\n", review.MaxFileBytes/50+1)
+	diff := "diff --git a/lib/big.js b/lib/big.js\nindex 1111111..2222222 100644\nBinary files a/lib/big.js and b/lib/big.js differ\n"
+	res := runAttack(t, attack{diff: diff, base: map[string]string{"lib/big.js": big[1:]}, head: map[string]string{"lib/big.js": big}})
+	if res.Verdict != review.Degraded || !slices.ContainsFunc(res.Incomplete, func(s string) bool { return strings.Contains(s, "lib/big.js") && strings.Contains(s, "too large") }) {
+		t.Errorf("verdict %s, incomplete %q; want degraded, naming lib/big.js as too large", res.Verdict, res.Incomplete)
+	}
+}
+
+// A local diff has no base commit to compare a lock file with: it is
+// reviewed like any file, not left out.
+func TestLocalDiffLockFileIsReviewed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	d, err := diff.Parse([]byte(modifiedDiff("go.sum", []string{"example.com/a v1.0.0 h1:AAAA="}, 1, "example.com/a v1.0.0 h1:BBBB=")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options()
+	o.Owner, o.Repo, o.PR, o.Validate = "", "", 0, false
+	head := func(_ context.Context, p string) (string, bool, error) {
+		return "example.com/a v1.0.0 h1:BBBB=\n", p == "go.sum", nil
+	}
+	res, err := e.rv.ReviewDiff(context.Background(), o, d, "local", "", head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(res.Coverage.NotReviewed, func(x review.Excluded) bool { return x.Path == "go.sum" }) || !slices.ContainsFunc(res.Files, func(f *diff.File) bool { return f.Path() == "go.sum" }) {
+		t.Errorf("not reviewed %+v; want go.sum among the reviewed files", res.Coverage.NotReviewed)
+	}
 }
