@@ -46,51 +46,87 @@ const (
 // errTooLarge says a file could not be read within the bounds above.
 var errTooLarge = errors.New("too large to read within the review's memory bounds")
 
-// contentBudget is a run's ContentBudget: what its reads may still keep.
+// contentBudget is a run's ContentBudget: what its reads keep, and what
+// reads in flight may keep. A read reserves up to MaxFileBytes before it
+// starts and waits while reads in flight hold the rest; what it does not
+// keep it gives back. So reads in flight and content kept never exceed the
+// budget together, however many run at once.
 type contentBudget struct {
-	mu   sync.Mutex
-	left int64
+	mu                    sync.Mutex
+	cond                  *sync.Cond
+	total, kept, reserved int64
 }
 
-func newContentBudget(n int64) *contentBudget { return &contentBudget{left: n} }
+func newContentBudget(n int64) *contentBudget {
+	b := &contentBudget{total: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
 
-// reserve takes up to MaxFileBytes of what is left, for one read.
-func (b *contentBudget) reserve() int64 {
+// reserve waits for, and takes, one read's grant: MaxFileBytes, or what is
+// left of the budget when less. 0 means the budget is spent.
+func (b *contentBudget) reserve(ctx context.Context) (int64, error) {
+	stop := context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	})
+	defer stop()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := min(int64(MaxFileBytes), b.left)
-	b.left -= n
-	return n
+	for {
+		left := b.total - b.kept
+		if left <= 0 {
+			return 0, nil
+		}
+		grant := min(int64(MaxFileBytes), left)
+		if free := left - b.reserved; free >= grant || b.reserved == 0 {
+			grant = min(grant, free)
+			b.reserved += grant
+			return grant, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		b.cond.Wait()
+	}
 }
 
-// release gives back what a read did not keep.
-func (b *contentBudget) release(n int64) {
+// settle ends a read that reserved grant and keeps kept bytes of it.
+func (b *contentBudget) settle(grant, kept int64) {
 	b.mu.Lock()
-	b.left += n
+	b.reserved -= grant
+	b.kept += kept
+	b.cond.Broadcast()
 	b.mu.Unlock()
 }
 
 // read reads the whole file at path through r within the budget: the
 // content is kept by the caller for the rest of the run. A file larger
-// than what the budget grants is errTooLarge (wrapped with its size
-// bound), and costs nothing.
+// than what the budget grants is errTooLarge, and costs nothing.
 func (b *contentBudget) read(ctx context.Context, r FileReader, path string) (string, bool, error) {
 	if r == nil {
 		return "", false, fmt.Errorf("%s: no reader for this version", path)
 	}
-	grant := b.reserve()
-	if grant == 0 {
+	grant, err := b.reserve(ctx)
+	switch {
+	case err != nil:
+		return "", false, err
+	case grant == 0:
 		return "", false, fmt.Errorf("%s: %w: the run's %d MiB of file content is spent", path, errTooLarge, ContentBudget>>20)
 	}
 	text, found, whole, err := r(ctx, path, grant)
 	switch {
 	case err != nil || !found:
-		b.release(grant)
+		b.settle(grant, 0)
 		return "", found, err
+	case !whole && grant < MaxFileBytes:
+		b.settle(grant, 0)
+		return "", true, fmt.Errorf("%s: %w: larger than what is left of the run's %d MiB of file content", path, errTooLarge, ContentBudget>>20)
 	case !whole:
-		b.release(grant)
-		return "", true, fmt.Errorf("%s: %w: larger than %d MiB", path, errTooLarge, grant>>20)
+		b.settle(grant, 0)
+		return "", true, fmt.Errorf("%s: %w: larger than %d MiB", path, errTooLarge, MaxFileBytes>>20)
 	}
-	b.release(grant - int64(len(text)))
+	b.settle(grant, int64(len(text)))
 	return text, true, nil
 }
