@@ -1,35 +1,13 @@
 package bench
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/internal/lockfixtures"
 	"github.com/anchor-review/anchor-review/pkg/lockcheck"
 )
-
-// lockFixture reads a gzipped real package-lock.json of pkg/lockcheck's
-// testdata (its README says how npm wrote each).
-func lockFixture(tb testing.TB, name string) string {
-	tb.Helper()
-	f, err := os.Open("../pkg/lockcheck/testdata/" + name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
 
 // BenchmarkLockCheck runs the lock-file check on real package-lock.json
 // changes written by npm: "upgrade" is a 7,999-line lock file becoming an
@@ -39,7 +17,7 @@ func lockFixture(tb testing.TB, name string) string {
 // B/op) and the peak live heap while checking (peak-heap-MiB, sampled
 // every millisecond), beside the two texts' own size (texts-MiB).
 func BenchmarkLockCheck(b *testing.B) {
-	base, head := lockFixture(b, "npm-base.package-lock.json.gz"), lockFixture(b, "npm-big.package-lock.json.gz")
+	base, head := lockfixtures.Read(b, "npm-base.package-lock.json.gz"), lockfixtures.Read(b, "npm-big.package-lock.json.gz")
 	for _, bc := range []struct{ name, base, head string }{
 		{"upgrade", base, head},
 		{"new", "", head},

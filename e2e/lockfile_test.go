@@ -1,10 +1,10 @@
 package e2e
 
 import (
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/internal/lockfixtures"
 	"github.com/anchor-review/anchor-review/pkg/llm"
 )
 
@@ -17,11 +17,7 @@ import (
 // from.
 func TestAttackLockfileInjection(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../pkg/lockcheck/testdata/head.yarn.lock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := string(b)
+	base := lockfixtures.Read(t, "head.yarn.lock")
 	lines := strings.Split(strings.TrimSuffix(base, "\n"), "\n")
 	n := -1
 	for i, l := range lines {

@@ -26,8 +26,10 @@ package lockcheck
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -144,13 +146,8 @@ func packageFindings(base, head *lock) []Finding {
 	for h := range base.registries {
 		registries[h] = true
 	}
-	keys := make([]string, 0, len(head.entries))
-	for k := range head.entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Finding
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(head.entries)) {
 		e := head.entries[k]
 		if e.local {
 			continue
@@ -230,13 +227,8 @@ func registryHost(resolved string) string {
 }
 
 func goSumFindings(base, head *lock) []Finding {
-	keys := make([]string, 0, len(head.entries))
-	for k := range head.entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Finding
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(head.entries)) {
 		e, b := head.entries[k], base.entries[k]
 		if b.integrity == "" || b.integrity == e.integrity {
 			continue

@@ -1,41 +1,17 @@
 package lockcheck
 
 import (
-	"compress/gzip"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/internal/lockfixtures"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
-// fixture reads testdata/name, gunzipping a .gz (see testdata/README.md
-// for where each file comes from).
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// fixture reads testdata/name (see testdata/README.md).
+func fixture(t testing.TB, name string) string { return lockfixtures.Read(t, name) }
 
 func kinds(fs []Finding) map[string][]string {
 	m := map[string][]string{}

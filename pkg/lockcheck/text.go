@@ -22,6 +22,52 @@ func indentOf(s string) int {
 	return n
 }
 
+// contentLine is a line that carries content: its number, indentation and
+// trimmed text.
+type contentLine struct {
+	n, indent int
+	text      string
+}
+
+// contentLines lists l's lines that are neither blank nor comments. A tab
+// indent makes the file ErrFormat.
+func (l *lock) contentLines() ([]contentLine, error) {
+	var out []contentLine
+	for i, raw := range l.lines {
+		line := strings.TrimRight(raw, "\r")
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		ind := indentOf(line)
+		if ind < 0 {
+			return nil, fmt.Errorf("%w: line %d: a tab indent", ErrFormat, i+1)
+		}
+		out = append(out, contentLine{n: i + 1, indent: ind, text: t})
+	}
+	return out, nil
+}
+
+// pending is the entry a line parser is reading, added to its lock when
+// the next entry starts or the file ends.
+type pending struct {
+	l   *lock
+	key string
+	e   *entry
+}
+
+func (p *pending) start(key string, e entry) {
+	p.flush()
+	p.key, p.e = key, &e
+}
+
+func (p *pending) flush() {
+	if p.e != nil && p.key != "" {
+		p.l.add(p.key, *p.e)
+	}
+	p.key, p.e = "", nil
+}
+
 // unquote strips one pair of matching quotes.
 func unquote(s string) string {
 	s = strings.TrimSpace(s)
@@ -50,30 +96,20 @@ func parseYarn(text string) (*lock, error) {
 		return nil, fmt.Errorf("%w: neither a yarn v1 header nor Berry's __metadata", ErrFormat)
 	}
 	l := newLock(text)
-	var cur *entry
-	var curKey string
-	flush := func() {
-		if cur != nil && curKey != "" {
-			l.add(curKey, *cur)
-		}
-		cur, curKey = nil, ""
+	lines, err := l.contentLines()
+	if err != nil {
+		return nil, err
 	}
-	for i, raw := range l.lines {
-		n := i + 1
-		line := strings.TrimRight(raw, "\r")
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		ind := indentOf(line)
+	p := &pending{l: l}
+	for _, ln := range lines {
+		n, ind, t := ln.n, ln.indent, ln.text
+		cur := p.e
 		switch {
-		case ind < 0:
-			return nil, fmt.Errorf("%w: line %d: a tab indent", ErrFormat, n)
 		case ind == 0:
 			if !strings.HasSuffix(t, ":") {
 				return nil, fmt.Errorf("%w: line %d: an entry must end with ':'", ErrFormat, n)
 			}
-			flush()
+			p.flush()
 			specs := strings.TrimSuffix(t, ":")
 			first := unquote(strings.SplitN(specs, ",", 2)[0])
 			if first == "" {
@@ -88,10 +124,10 @@ func parseYarn(text string) (*lock, error) {
 			if j := strings.Index(first[1:], "@"); j >= 0 {
 				name = first[:j+1]
 			}
-			cur, curKey = &entry{name: name, line: n}, unquote(specs)
+			p.start(unquote(specs), entry{name: name, line: n})
 		case ind == 2:
 			if cur == nil {
-				if curKey == "" && !berry {
+				if !berry {
 					return nil, fmt.Errorf("%w: line %d: a field outside any entry", ErrFormat, n)
 				}
 				continue // __metadata's fields
@@ -118,7 +154,7 @@ func parseYarn(text string) (*lock, error) {
 			}
 		}
 	}
-	flush()
+	p.flush()
 	// Key by name@version: the entry's specifier list changes whenever a
 	// range is added, and the package slot is what matters.
 	byVersion := map[string]entry{}
@@ -172,32 +208,22 @@ func parsePNPM(text string) (*lock, error) {
 		return nil, fmt.Errorf("%w: no lockfileVersion on the first line", ErrFormat)
 	}
 	l := newLock(text)
-	section := ""
-	var cur *entry
-	var curKey string
-	flush := func() {
-		if cur != nil {
-			l.add(curKey, *cur)
-		}
-		cur, curKey = nil, ""
+	lines, err := l.contentLines()
+	if err != nil {
+		return nil, err
 	}
-	for i, raw := range l.lines {
-		n := i + 1
-		line := strings.TrimRight(raw, "\r")
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		ind := indentOf(line)
+	section := ""
+	p := &pending{l: l}
+	for _, ln := range lines {
+		n, ind, t := ln.n, ln.indent, ln.text
+		cur := p.e
 		switch {
-		case ind < 0:
-			return nil, fmt.Errorf("%w: line %d: a tab indent", ErrFormat, n)
 		case ind == 0:
 			k, _, ok := strings.Cut(t, ":")
 			if !ok || strings.ContainsAny(k, " {}[]") {
 				return nil, fmt.Errorf("%w: line %d: not a top-level key", ErrFormat, n)
 			}
-			flush()
+			p.flush()
 			section = k
 		case section != "packages":
 			continue
@@ -205,10 +231,9 @@ func parsePNPM(text string) (*lock, error) {
 			if !strings.HasSuffix(t, ":") && !strings.HasSuffix(t, "{}") {
 				return nil, fmt.Errorf("%w: line %d: a package entry must end with ':'", ErrFormat, n)
 			}
-			flush()
 			key := unquote(strings.TrimSuffix(strings.TrimSuffix(t, " {}"), ":"))
 			name, version := pnpmNameVersion(key)
-			cur, curKey = &entry{name: name, version: version, line: n}, key
+			p.start(key, entry{name: name, version: version, line: n})
 		case ind == 4 && cur != nil:
 			k, v, ok := strings.Cut(t, ":")
 			if !ok {
@@ -233,7 +258,7 @@ func parsePNPM(text string) (*lock, error) {
 			}
 		}
 	}
-	flush()
+	p.flush()
 	return l, nil
 }
 

@@ -2,15 +2,13 @@ package review_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/internal/lockfixtures"
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -281,32 +279,13 @@ func TestCompiledExecutableIsIncomplete(t *testing.T) {
 	}
 }
 
-// gunzip reads a gzipped fixture of pkg/lockcheck.
-func gunzip(t *testing.T, p string) string {
-	t.Helper()
-	fh, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // Attack: lockfile injection. One package of a real package-lock.json
 // now resolves from an unknown host; release 3 excluded the file as a lock
 // file and went green. The lock-file check posts it, with no model call
 // for it and no validator.
 func TestAttackLockfileInjection(t *testing.T) {
 	t.Parallel()
-	base := gunzip(t, "../lockcheck/testdata/npm-head.package-lock.json.gz")
+	base := lockfixtures.Read(t, "npm-head.package-lock.json.gz")
 	lines := strings.Split(strings.TrimSuffix(base, "\n"), "\n")
 	const url = `"resolved": "https://registry.npmjs.org/lodash.merge/-/lodash.merge-4.6.2.tgz",`
 	n := 1 + slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == url })

@@ -270,6 +270,9 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 	if mf.Reviewer != "" {
 		f.Reviewers = []string{mf.Reviewer}
 	}
+	if mf.Reviewer == LockCheck {
+		f.Check = LockCheck // a fact of the lock-file check: no validator judges it
+	}
 	return f
 }
 
@@ -283,9 +286,11 @@ func (rn *reviewRun) carry(ctx context.Context, fresh []finding.Finding) []findi
 	rr := res.Rereview
 	// A lock file the check read again this run: its facts now stand in
 	// for the earlier ones, which no validator judges.
+	// A fact whose lines changed is the lock-file check's to find again,
+	// never the validator's to judge.
 	rechecked := func(f finding.Finding) bool { return rn.lockChecked[f.File] }
 	kept := slices.DeleteFunc(slices.Clone(p.keep), rechecked)
-	recheck := slices.DeleteFunc(slices.Clone(p.recheck), rechecked)
+	recheck := slices.DeleteFunc(slices.Clone(p.recheck), func(f finding.Finding) bool { return rechecked(f) || f.Check == LockCheck })
 	if len(recheck) > 0 {
 		if o.Validate {
 			limit := max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
