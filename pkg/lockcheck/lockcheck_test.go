@@ -200,3 +200,34 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// Lockfile version 1 (npm 6), as npm-shrinkwrap.json: nested dependencies
+// are package slots of their own, each placed on its own lines.
+func TestNPMVersion1Shrinkwrap(t *testing.T) {
+	base, head := fixture(t, "v1-base.package-lock.json"), fixture(t, "v1-head.npm-shrinkwrap.json")
+	if fs, err := Check("npm-shrinkwrap.json", base, head); err != nil || len(fs) != 0 {
+		t.Fatalf("real v1 upgrade: %+v, %v; want no finding", fs, err)
+	}
+	lines := strings.Split(head, "\n")
+	lineOf := func(text string, after int) int {
+		for i := after; i < len(lines); i++ {
+			if strings.Contains(lines[i], text) {
+				return i + 1
+			}
+		}
+		t.Fatalf("fixture lacks %q", text)
+		return 0
+	}
+	nested := lineOf("https://registry.npmjs.org/ms/-/ms-2.0.0.tgz", 0)
+	injected := strings.Replace(head, "https://registry.npmjs.org/ms/-/ms-2.0.0.tgz", "https://evil.example/ms-2.0.0.tgz", 1)
+	fs, err := Check("npm-shrinkwrap.json", head, injected)
+	if err != nil || len(fs) != 1 || fs[0].Kind != KindRegistry || fs[0].Package != "ms@2.0.0" || fs[0].Line != nested {
+		t.Fatalf("nested injection: %+v, %v; want one registry finding on ms@2.0.0 at line %d", fs, err, nested)
+	}
+	top := lineOf(`"integrity": "sha512-6FlzubTLZG3J2a`, 0)
+	swapped := strings.Replace(head, "sha512-6FlzubTLZG3J2a", "sha512-AAAAubTLZG3J2a", 1)
+	fs, err = Check("npm-shrinkwrap.json", head, swapped)
+	if err != nil || len(fs) != 1 || fs[0].Kind != KindIntegrity || fs[0].Package != "ms@2.1.3" || fs[0].Line != top {
+		t.Fatalf("top-level integrity: %+v, %v; want one integrity finding on ms@2.1.3 at line %d", fs, err, top)
+	}
+}

@@ -39,7 +39,7 @@ func parseNPM(text string) (*lock, error) {
 		return nil, fmt.Errorf("%w: no lockfileVersion 1, 2 or 3", ErrFormat)
 	}
 	l := newLock(text)
-	at := keyLines(text)
+	lines := objectLines(text)
 	if nl.Packages != nil {
 		for key, p := range nl.Packages {
 			if key == "" {
@@ -51,24 +51,24 @@ func parseNPM(text string) (*lock, error) {
 			}
 			local := p.Link || !strings.Contains(key, "node_modules/") // a workspace's own directory
 			l.add(key, entry{name: name, version: p.Version, resolved: p.Resolved, integrity: p.Integrity,
-				script: p.HasInstallScript, local: local, line: at(key)})
+				script: p.HasInstallScript, local: local, line: lines["packages\x00"+key]})
 		}
 		return l, nil
 	}
-	var walk func(prefix string, deps map[string]npmV1)
-	walk = func(prefix string, deps map[string]npmV1) {
+	var walk func(prefix, at string, deps map[string]npmV1)
+	walk = func(prefix, at string, deps map[string]npmV1) {
 		for name, d := range deps {
-			key := prefix + "node_modules/" + name
+			key, at := prefix+"node_modules/"+name, at+"dependencies\x00"+name
 			version, local := d.Version, strings.HasPrefix(d.Version, "file:") || strings.HasPrefix(d.Version, "link:")
 			resolved := d.Resolved
 			if resolved == "" && !local && strings.Contains(d.Version, ":") {
 				resolved = d.Version // v1 writes a git or tarball source as the version
 			}
-			l.add(key, entry{name: name, version: version, resolved: resolved, integrity: d.Integrity, local: local, line: at(name)})
-			walk(key+"/", d.Dependencies)
+			l.add(key, entry{name: name, version: version, resolved: resolved, integrity: d.Integrity, local: local, line: lines[at]})
+			walk(key+"/", at+"\x00", d.Dependencies)
 		}
 	}
-	walk("", nl.Dependencies)
+	walk("", "", nl.Dependencies)
 	return l, nil
 }
 
@@ -82,30 +82,33 @@ func nodeModulesName(key string) string {
 	return key[i+len("node_modules/"):]
 }
 
-// keyLines returns a function giving the 1-based line where an object key
-// first appears in text (0 when it does not): one pass over the text, so
-// a 10,000-line lock file costs one scan, not one per package.
-func keyLines(text string) func(key string) int {
-	first := map[string]int{}
-	line := 1
-	for rest := text; rest != ""; {
-		nl := strings.IndexByte(rest, '\n')
-		cur := rest
-		if nl >= 0 {
-			cur, rest = rest[:nl], rest[nl+1:]
-		} else {
-			rest = ""
+// objectLines maps the path of every object-valued key of text, as npm
+// writes it (two spaces a level), to its 1-based line: "packages\x00
+// node_modules/a" for version 2 and 3, "dependencies\x00a\x00dependencies
+// \x00b" for version 1's nesting. One pass over the text, so a 10,000-line
+// lock file costs one scan, not one per package. A file indented otherwise
+// gives fewer lines; a finding then stands at line 0 of the file.
+func objectLines(text string) map[string]int {
+	out := map[string]int{}
+	var stack []string
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		t := strings.TrimLeft(line, " ")
+		ind := len(line) - len(t)
+		if !strings.HasPrefix(t, `"`) || ind%2 != 0 {
+			continue
 		}
-		t := strings.TrimSpace(cur)
-		if strings.HasPrefix(t, `"`) {
-			if end := strings.Index(t[1:], `":`); end >= 0 {
-				k := t[1 : end+1]
-				if _, ok := first[k]; !ok {
-					first[k] = line
-				}
-			}
+		end := strings.Index(t[1:], `":`)
+		if end < 0 || !strings.HasPrefix(strings.TrimSpace(t[end+3:]), "{") {
+			continue
 		}
-		line++
+		depth := ind/2 - 1
+		if depth < 0 || depth > len(stack) {
+			continue
+		}
+		stack = append(stack[:depth], t[1:end+1])
+		out[strings.Join(stack, "\x00")] = n
 	}
-	return func(key string) int { return first[key] }
+	return out
 }
