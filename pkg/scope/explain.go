@@ -20,17 +20,52 @@ import (
 type change struct {
 	files map[string]*diff.File // by new path (old path for a deletion)
 	base  *Base
+	// sources counts, for every directory ("" the root), the hand-written
+	// source files the change touches under it (handWritten); manifests
+	// counts the manifests and lock files it touches directly in it; proto
+	// says whether it touches a .proto. Counted once, so that judging
+	// every file of a 3,000-file change stays linear.
+	sources, manifests map[string]int
+	proto              bool
 }
 
 func newChange(d *diff.Diff, base *Base) *change {
-	c := &change{files: map[string]*diff.File{}, base: base}
+	c := &change{files: map[string]*diff.File{}, base: base, sources: map[string]int{}, manifests: map[string]int{}}
 	if d == nil {
 		return c
 	}
 	for _, f := range d.Files {
-		c.files[f.Path()] = f
+		p := f.Path()
+		c.files[p] = f
+		c.proto = c.proto || strings.HasSuffix(p, ".proto")
+		if isManifest(p) || knownLock(p) {
+			c.manifests[path.Dir(p)]++ // a manifest is never inside the vendored root it explains
+		}
+		if handWritten(f) {
+			for _, dir := range ancestors(p) {
+				c.sources[dir]++
+			}
+		}
 	}
 	return c
+}
+
+// handWritten reports whether f is a change of a hand-written source file
+// that can explain a rebuild: source by its name, not deleted, not a test,
+// and outside any generated, build-output or vendored place.
+func handWritten(f *diff.File) bool {
+	p := f.Path()
+	return f.Status != diff.Deleted && Source(p) && generatedKind(p) == "" && !isTest(p) && outputDirOf(p) == "" && vendoredRoot(p) == ""
+}
+
+// ancestors lists p's directories, nearest first, ending with "" (the
+// repository root).
+func ancestors(p string) []string {
+	var out []string
+	for dir := path.Dir(p); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		out = append(out, dir)
+	}
+	return append(out, "")
 }
 
 // has reports whether the change touches the file at p.
@@ -46,13 +81,8 @@ func (c *change) vendoredExplained(p, root string) bool {
 			return modulesTxtNames(mt, strings.TrimPrefix(p, root+"/"))
 		}
 	}
-	parent := path.Dir(root)
-	for q := range c.files {
-		if path.Dir(q) == parent && (isManifest(q) || knownLock(q)) && q != p {
-			return true
-		}
-	}
-	return false
+	// path.Dir spells the root ".", in both.
+	return c.manifests[path.Dir(root)] > 0
 }
 
 // modulesTxtNames reports whether a changed line of vendor/modules.txt
@@ -84,24 +114,13 @@ var protoKinds = setOf([]string{".pb.go", ".pb.gw.go", "_pb2.py", "_pb2_grpc.py"
 // its own name.
 func (c *change) generatedExplained(p string) bool {
 	if protoKinds[generatedKind(p)] {
-		for q := range c.files {
-			if strings.HasSuffix(q, ".proto") {
-				return true
-			}
-		}
-		return false
+		return c.proto
 	}
-	root := c.packageRootOf(p)
-	for q, f := range c.files {
-		if q == p || f.Status == diff.Deleted || !Source(q) || generatedKind(q) != "" || isTest(q) || !within(q, root) {
-			continue
-		}
-		if outputDirOf(q) != "" || vendoredRoot(q) != "" {
-			continue
-		}
-		return true
+	n := c.sources[c.packageRootOf(p)]
+	if f := c.files[p]; f != nil && handWritten(f) {
+		n-- // a file with a marker explains nothing of itself
 	}
-	return false
+	return n > 0
 }
 
 // packageRootOf is the nearest directory above p that the base shows to be
@@ -114,9 +133,6 @@ func (c *change) packageRootOf(p string) string {
 	}
 	return ""
 }
-
-// within reports whether p lies under dir ("" is the repository root).
-func within(p, dir string) bool { return dir == "" || strings.HasPrefix(p, dir+"/") }
 
 // outputDirOf is the build output directory segment p lies under ("dist"),
 // "" when none, whatever the base says.
