@@ -120,22 +120,25 @@ func (rn *reviewRun) sniff(ctx context.Context, p string) (text, compiled bool, 
 	if rn.in.headBytes == nil {
 		return false, false, fmt.Errorf("%s: no head version to read", p)
 	}
-	prefix, found, _, err := rn.in.headBytes(ctx, p, SniffBytes)
+	prefix, found, whole, err := rn.in.headBytes(ctx, p, SniffBytes)
 	switch {
 	case err != nil:
 		return false, false, err
 	case !found:
 		return false, false, fmt.Errorf("%s is not at the head commit", p)
 	case scope.Source(p) || strings.HasPrefix(prefix, "#!"):
-		return true, false, nil
+		text = true
 	case compiledMagic(prefix) || compiledExts[strings.ToLower(path.Ext(p))]:
 		return false, true, nil
 	case scope.LooksLikeText(prefix):
-		return true, false, nil
+		text = true
 	case strings.HasPrefix(prefix, "MZ"): // a PE executable (.exe, .dll)
 		return false, true, nil
 	}
-	return false, false, nil
+	if text && whole && rn.heads.put(p, prefix) {
+		rn.budget.settle(0, int64(len(prefix))) // the whole file, kept: no second read
+	}
+	return text, false, nil
 }
 
 // compiledExts are the names of compiled code.
