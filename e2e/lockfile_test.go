@@ -41,6 +41,7 @@ func TestAttackLockfileInjection(t *testing.T) {
 		base: map[string]string{"yarn.lock": base, "package.json": `{"name":"yf"}` + "\n"},
 	})
 	s.answers(nil)
+	s.env["INPUT_INLINE"] = "true"
 
 	r := s.run(nil)
 
@@ -60,5 +61,10 @@ func TestAttackLockfileInjection(t *testing.T) {
 	}
 	if !strings.Contains(cs[0].Body, "lock-file check") {
 		t.Errorf("the report does not say the lock file was read by the lock-file check:\n%s", cs[0].Body)
+	}
+	// The inline comment stands on the injected line itself.
+	lc := s.gh.ReviewComments(pr.Number)
+	if len(lc) != 1 || lc[0].Path != "yarn.lock" || lc[0].Line != n+1 || !strings.Contains(lc[0].Body, "yarn.evil.example") {
+		t.Errorf("inline comments %+v; want one on yarn.lock:%d naming the host", lc, n+1)
 	}
 }

@@ -181,6 +181,13 @@ func (rn *reviewRun) scope(ctx context.Context) error {
 	for i, f := range sc.Files {
 		res.Files[i] = cmp.Or(listed[f], f)
 	}
+	// The lock files the check read: its findings stand on their lines,
+	// and an inline comment can too.
+	for _, f := range rn.in.diff.Files {
+		if rn.lockChecked[f.Path()] {
+			res.Files = append(res.Files, f)
+		}
+	}
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 	return nil
 }
