@@ -39,6 +39,8 @@ type attack struct {
 	base, head map[string]string
 	file       string
 	line       int
+	// exclude is the repository's exclude patterns.
+	exclude []string
 }
 
 // runAttack reviews a, with correctness reporting the planted line when
@@ -61,7 +63,9 @@ func runAttack(t *testing.T, a attack) review.Result {
 		}
 		return llmtest.OK(llmtest.DefaultContent(r))
 	})
-	res, _, err := e.rv.ReviewPR(context.Background(), options())
+	o := options()
+	o.Exclude = a.exclude
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
 	if err != nil {
 		t.Fatalf("ReviewPR: %v", err)
 	}
@@ -276,6 +280,11 @@ func TestCompiledExecutableIsIncomplete(t *testing.T) {
 	}
 	if slices.ContainsFunc(res.Incomplete, func(s string) bool { return strings.Contains(s, "logo.png") }) {
 		t.Errorf("incomplete %q names the image; an asset nothing runs is left out", res.Incomplete)
+	}
+	// The repository's configuration may accept it: then it is left out.
+	res = runAttack(t, attack{diff: diff, head: map[string]string{"bin/tool": elf, "web/logo.png": png}, exclude: []string{"bin/**"}})
+	if res.Verdict != review.Ready || !slices.Contains(res.Coverage.NotReviewed, review.Excluded{Path: "bin/tool", Reason: `excluded by pattern "bin/**"`}) {
+		t.Errorf("excluded by the configuration: verdict %s, incomplete %q, not reviewed %+v; want ready, bin/tool left out by its pattern", res.Verdict, res.Incomplete, res.Coverage.NotReviewed)
 	}
 }
 

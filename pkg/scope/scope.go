@@ -261,6 +261,12 @@ func compileGlobs(exclude []string) ([]glob, error) {
 func excludeReason(f *diff.File, globs []glob, r Rules, c *change) string {
 	switch {
 	case f.Binary:
+		// The repository's own word comes first: a compiled file it
+		// excludes is not judged (a compiled executable would make the
+		// review incomplete).
+		if reason := configReason(f.Path(), globs, r.Attrs); reason != "" {
+			return reason
+		}
 		return ReasonBinary
 	case f.Status != diff.Deleted && CheckedLock(f.Path()):
 		// The lock-file check reads both versions whole, patch or not;
@@ -365,6 +371,19 @@ func pathReason(p string, marked bool, globs []glob, r Rules, c *change) string 
 	case vendoredAtBase(p, r.Base) && c.vendoredExplained(p, vendoredRoot(p)):
 		return ReasonVendored
 	case (marked || generatedAtBase(p, r.Base) || outputAtBase(p, r.Base)) && (inertKinds[generatedKind(p)] || inertKinds[strings.ToLower(path.Ext(p))] || c.generatedExplained(p)):
+		return ReasonGenerated
+	}
+	return configReason(p, globs, Attributes{})
+}
+
+// configReason is the reason the repository's configuration gives to leave
+// out the file at p: its .gitattributes marks at the base, an exclude
+// pattern; "" when it gives none.
+func configReason(p string, globs []glob, attrs Attributes) string {
+	switch {
+	case attrs.marks(attrs.vendored, p):
+		return ReasonVendored
+	case attrs.marks(attrs.generated, p):
 		return ReasonGenerated
 	}
 	for _, g := range globs {
