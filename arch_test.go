@@ -16,7 +16,7 @@ import (
 // of this module, so each can be read, tested and reused alone.
 func TestLeafPackagesImportNothingOfTheModule(t *testing.T) {
 	const module = "github.com/anchor-review/anchor-review/"
-	for _, dir := range []string{"pkg/diff", "pkg/llm", "pkg/github", "pkg/marker", "pkg/finding", "pkg/version", "pkg/pricing"} {
+	for _, dir := range []string{"pkg/diff", "pkg/llm", "pkg/github", "pkg/marker", "pkg/finding", "pkg/version", "pkg/pricing", "pkg/lockcheck"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no Go files (%v)", dir, err)

@@ -123,6 +123,11 @@ type Finding struct {
 	// head whose lines have changed since: the finding was judged afresh,
 	// and its comment says it was dismissed before.
 	Dismissed *PastDismissal `json:"dismissed,omitempty"`
+	// Check names the deterministic check that established the finding
+	// ("lockfile": pkg/lockcheck), "" for a model's. Such a finding is a
+	// fact read from the files, not a claim: it skips synthesis and the
+	// validator, and is posted as found.
+	Check string `json:"check,omitempty"`
 }
 
 // PastDismissal is a dismissal that no longer applies because the

@@ -87,6 +87,13 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	heads := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, info.HeadSHA)
 	}
+	// at reads a file's version at ref a bounded number of bytes at a
+	// time: what the run's reads of file content go through (read.go).
+	at := func(ref string) FileReader {
+		return func(ctx context.Context, path string, limit int64) (string, bool, bool, error) {
+			return r.GitHub.FileBytes(ctx, o.Owner, o.Repo, path, ref, limit)
+		}
+	}
 	standards, attrs, cfg, listed := r.readBase(ctx, o, d, info.BaseSHA)
 	base := baseOf(listed, prDiff)
 	use, err := configure(&o, cfg, "base commit", prDiff)
@@ -106,7 +113,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 	// After the configuration: its exclude patterns say which files are
 	// left out on purpose.
-	markUnseen(&res, src.Files, scope.Rules{Exclude: o.Exclude, Attrs: attrs, Base: base})
+	markUnseen(&res, src.Files, prDiff, scope.Rules{Exclude: o.Exclude, Attrs: attrs, Base: base})
 	if prev != nil && !o.Rerun && o.OnNewCommits == OnNewCommitsSkip {
 		// on-new-commits skip, set by the repository configuration.
 		n := -1
@@ -121,7 +128,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 		// The new commits changed none of the PR's files (a merge of the
 		// base branch): nothing for the personas; carry what was found.
 		o.logf("rereview: the new commits change none of the pull request's files")
-		rn := newRun(r, o, &res, runInput{prompt: prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body}, head: heads, carry: plan})
+		rn := newRun(r, o, &res, runInput{prompt: prompt.Context{Repo: res.Repo, PR: o.PR, Title: info.Title, Body: info.Body}, head: heads, headBytes: at(info.HeadSHA), carry: plan})
 		rn.calls = &callBudget{limit: o.MaxLLMCalls}
 		res.Coverage.ValidatorRan = o.Validate
 		res.IncompleteConclusion = o.Incomplete // after the repository configuration
@@ -161,7 +168,8 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	old := func(ctx context.Context, path string) (string, bool, error) {
 		return r.GitHub.FileContent(ctx, o.Owner, o.Repo, path, oldRef)
 	}
-	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, base: base, prompt: pc, humanComments: humans, notReviewed: truncated, head: heads, old: old, tree: tree, carry: plan})
+	err = r.run(ctx, o, &res, runInput{diff: d, attrs: attrs, base: base, prompt: pc, humanComments: humans, notReviewed: truncated,
+		head: heads, old: old, headBytes: at(info.HeadSHA), oldBytes: at(oldRef), baseBytes: at(info.BaseSHA), tree: tree, carry: plan})
 	if plan != nil {
 		// Inline comments and SARIF fingerprints place findings on the
 		// PR's diff, not on the delta: a carried finding on a line the
@@ -256,10 +264,10 @@ func filesDiff(files []github.ChangedFile) (*diff.Diff, error) {
 // what it is (a lock, vendored or generated file by its path where the
 // base shows it to be such, or by the base's .gitattributes, an exclude
 // pattern) hides no reviewable line, patch or not.
-func markUnseen(res *Result, files []github.ChangedFile, rules scope.Rules) {
+func markUnseen(res *Result, files []github.ChangedFile, d *diff.Diff, rules scope.Rules) {
 	var unseen []string
 	for _, cf := range files {
-		if reason, err := scope.ExcludedByPath(cf.Path, rules); cf.Unseen() && (err != nil || reason == "") {
+		if reason, err := scope.ExcludedByPath(cf.Path, d, rules); cf.Unseen() && (err != nil || reason == "") {
 			unseen = append(unseen, cf.Path)
 		}
 	}

@@ -270,6 +270,9 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 	if mf.Reviewer != "" {
 		f.Reviewers = []string{mf.Reviewer}
 	}
+	if mf.Reviewer == LockCheck {
+		f.Check = LockCheck // a fact of the lock-file check: no validator judges it
+	}
 	return f
 }
 
@@ -281,19 +284,25 @@ func carriedFinding(mf marker.Finding) finding.Finding {
 func (rn *reviewRun) carry(ctx context.Context, fresh []finding.Finding) []finding.Finding {
 	o, res, p := rn.o, rn.res, rn.in.carry
 	rr := res.Rereview
-	kept := slices.Clone(p.keep)
-	if len(p.recheck) > 0 {
+	// A lock file the check read again this run: its facts now stand in
+	// for the earlier ones, which no validator judges.
+	// A fact whose lines changed is the lock-file check's to find again,
+	// never the validator's to judge.
+	rechecked := func(f finding.Finding) bool { return rn.lockChecked[f.File] }
+	kept := slices.DeleteFunc(slices.Clone(p.keep), rechecked)
+	recheck := slices.DeleteFunc(slices.Clone(p.recheck), func(f finding.Finding) bool { return rechecked(f) || f.Check == LockCheck })
+	if len(recheck) > 0 {
 		if o.Validate {
 			limit := max(o.MaxValidations-res.Coverage.Validated-len(res.Coverage.Rejections)-len(res.Coverage.OverBudget), 0)
-			ok, unchecked := rn.validate(ctx, &validation{gated: p.recheck, parts: []prompt.Part{{Files: p.prFiles}}, pc: rn.pc, limit: limit})
+			ok, unchecked := rn.validate(ctx, &validation{gated: recheck, parts: []prompt.Part{{Files: p.prFiles}}, pc: rn.pc, limit: limit})
 			rr.Confirmed = len(ok)
-			o.logf("rereview: %d of %d carried findings whose lines changed confirmed again, %d could not be checked", len(ok), len(p.recheck), len(unchecked))
+			o.logf("rereview: %d of %d carried findings whose lines changed confirmed again, %d could not be checked", len(ok), len(recheck), len(unchecked))
 			kept = append(kept, ok...)
 			kept = append(kept, unchecked...)
 			rr.Unchecked = len(unchecked)
 		} else {
-			kept = append(kept, p.recheck...)
-			rr.Unchecked = len(p.recheck)
+			kept = append(kept, recheck...)
+			rr.Unchecked = len(recheck)
 			res.incomplete("%d carried findings whose lines changed were not checked again (the validator does not run in this mode)", rr.Unchecked)
 		}
 		if rr.Unchecked > 0 {

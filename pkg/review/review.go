@@ -26,6 +26,9 @@ type GitHub interface {
 	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
 	Diff(ctx context.Context, owner, repo string, n int) (github.DiffSource, error)
 	FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error)
+	// FileBytes reads at most limit bytes of a file, streaming (whole:
+	// the file ended within limit).
+	FileBytes(ctx context.Context, owner, repo, path, ref string, limit int64) (content string, found, whole bool, err error)
 	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
 	Compare(ctx context.Context, owner, repo, base, head string) (github.Comparison, error)
 }

@@ -324,16 +324,21 @@ func ordersTeam() []string {
 
 // TestPatchlessLockFileIsDeliberate: GitHub gives no patch for a change
 // too large to show. A text file the review would read leaves the review
-// incomplete; a file scope leaves out for what it is (a lock file, an
-// exclude pattern) hides no reviewable line, patch or not, so it does not.
+// incomplete; a file scope leaves out for what it is (a lock file the
+// lock-file check reads whole, an exclude pattern) hides no reviewable
+// line, patch or not, so it does not. A lock file the check cannot read
+// does (issue 30).
 func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 	t.Parallel()
+	const lock = `{"name": "web", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "web"}}}` + "\n"
 	for _, tc := range []struct {
 		name       string
 		file       string
+		content    string
 		incomplete bool
 	}{
-		{name: "lock file", file: "web/package-lock.json"},
+		{name: "lock file", file: "web/package-lock.json", content: lock},
+		{name: "lock file the check cannot read", file: "web/package-lock.json", incomplete: true},
 		{name: "excluded by pattern", file: "docs/huge.md"},
 		{name: "code", file: "pkg/a/huge_table.go", incomplete: true},
 	} {
@@ -346,6 +351,10 @@ func TestPatchlessLockFileIsDeliberate(t *testing.T) {
 				{Filename: "pkg/a/x.go", Status: "added", Additions: 1, Patch: "@@ -0,0 +1 @@\n+package a"},
 				{Filename: tc.file, Status: "modified", Additions: 30_000, Deletions: 29_000},
 			})
+			if tc.content != "" {
+				e.gh.SetContent(headSHA, tc.file, tc.content)
+				e.gh.SetContent(baseSHA, tc.file, tc.content)
+			}
 			o := options()
 			o.Personas, o.Exclude = []string{"correctness"}, []string{"docs/**"}
 			res, _, err := e.rv.ReviewPR(context.Background(), o)
@@ -452,6 +461,18 @@ type overlapping struct {
 }
 
 func (g *overlapping) FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error) {
+	defer g.meet(path)()
+	return g.GitHub.FileContent(ctx, owner, repo, path, ref)
+}
+
+func (g *overlapping) FileBytes(ctx context.Context, owner, repo, path, ref string, limit int64) (string, bool, bool, error) {
+	defer g.meet(path)()
+	return g.GitHub.FileBytes(ctx, owner, repo, path, ref, limit)
+}
+
+// meet waits, for a path under dir, until two reads are in flight (or the
+// bound passes); the function it returns ends the read.
+func (g *overlapping) meet(path string) func() {
 	if strings.HasPrefix(path, g.dir) {
 		g.mu.Lock()
 		g.inFlight++
@@ -464,9 +485,9 @@ func (g *overlapping) FileContent(ctx context.Context, owner, repo, path, ref st
 		case <-g.met:
 		case <-time.After(2 * time.Second):
 		}
-		defer func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }()
+		return func() { g.mu.Lock(); g.inFlight--; g.mu.Unlock() }
 	}
-	return g.GitHub.FileContent(ctx, owner, repo, path, ref)
+	return func() {}
 }
 
 // TestBinaryEntriesReadInParallel: the files GitHub lists without a patch

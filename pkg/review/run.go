@@ -38,6 +38,13 @@ type runInput struct {
 	// old reads a file's version on the diff's old side (the base, or the
 	// head an earlier review saw); nil when there is none (a local diff).
 	old HeadReader
+	// headBytes and oldBytes read the same versions a bounded number of
+	// bytes at a time (nil: head and old, bounded after the read).
+	headBytes, oldBytes FileReader
+	// baseBytes reads the pull request's base commit whatever review this
+	// is (whole or incremental): the lock-file check compares the base
+	// with the head. nil for a local diff.
+	baseBytes FileReader
 	// tree lists the head tree (for the testing persona's test-file
 	// list); nil when there is none (a local diff).
 	tree TreeReader
@@ -61,6 +68,14 @@ type reviewRun struct {
 	// the same file cost one read, and context, synthesis and the
 	// validator share it.
 	heads *fileCache
+	// budget bounds the file content the run keeps (read.go).
+	budget *contentBudget
+	// facts are the lock-file check's findings: facts, not model claims,
+	// posted without the validator (lockfiles.go).
+	facts []finding.Finding
+	// lockChecked are the lock files the check read this run: its facts
+	// there replace whatever an earlier review found in them.
+	lockChecked map[string]bool
 	// pc is the PR context every persona and the validator see; the
 	// context stage adds the head files and test-file lists.
 	pc prompt.Context
@@ -87,7 +102,17 @@ type reviewRun struct {
 // the run's data fence), the lists of what was lost before scope, and a
 // head-file cache over in.head.
 func newRun(r *Reviewer, o Options, res *Result, in runInput) *reviewRun {
-	rn := &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
+	if in.headBytes == nil {
+		in.headBytes = readerOf(in.head)
+	}
+	if in.oldBytes == nil {
+		in.oldBytes = readerOf(in.old)
+	}
+	budget := newContentBudget(ContentBudget)
+	heads := newFileCache(func(ctx context.Context, path string) (string, bool, error) {
+		return budget.read(ctx, in.headBytes, path)
+	})
+	rn := &reviewRun{r: r, o: o, res: res, in: in, heads: heads, budget: budget, pc: in.prompt, notReviewed: in.notReviewed}
 	rn.pc.Suggestions, rn.pc.Fence = o.Suggestions, o.Fence
 	rn.warm = newWarmth(&rn.o)
 	return rn
@@ -127,6 +152,11 @@ func (r *Reviewer) run(ctx context.Context, o Options, res *Result, in runInput)
 	if o.Validate {
 		posted = rn.validateNew(ctx, posted)
 	}
+	if len(rn.facts) > 0 {
+		// The lock-file check's facts: posted as found, no validator.
+		posted = append(posted, rn.facts...)
+		synth.Sort(posted)
+	}
 	if in.carry != nil {
 		posted = rn.carry(ctx, posted)
 	}
@@ -141,7 +171,8 @@ func (rn *reviewRun) scope(ctx context.Context) error {
 		return err
 	}
 	rn.sc = sc
-	listed := rn.readBinarySource(ctx)
+	listed := rn.readUnseen(ctx)
+	rn.checkLocks(ctx)
 	sc = rn.sc
 	res.Submodules = sc.Submodules
 	rn.notReviewed = append(rn.notReviewed, sc.Excluded...)
@@ -152,6 +183,13 @@ func (rn *reviewRun) scope(ctx context.Context) error {
 	res.Files = make([]*diff.File, len(sc.Files))
 	for i, f := range sc.Files {
 		res.Files[i] = cmp.Or(listed[f], f)
+	}
+	// The lock files the check read: its findings stand on their lines,
+	// and an inline comment can too.
+	for _, f := range rn.in.diff.Files {
+		if rn.lockChecked[f.Path()] {
+			res.Files = append(res.Files, f)
+		}
 	}
 	o.logf("scope: %d files to review, %d excluded, %d executable changed lines", len(sc.Files), len(sc.Excluded), sc.ExecutableLines)
 	return nil

@@ -368,3 +368,18 @@ func (c *fileCache) get(ctx context.Context, path string) (string, bool, error) 
 	e.once.Do(func() { e.content, e.found, e.err = c.fetch(ctx, path) })
 	return e.content, e.found, e.err
 }
+
+// put records content as the head version of path when nothing read it
+// yet (a read that already had the whole file, such as a small file's
+// sniff); it reports whether it did.
+func (c *fileCache) put(path, content string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files[path] != nil {
+		return false
+	}
+	e := &fileEntry{content: content, found: true}
+	e.once.Do(func() {})
+	c.files[path] = e
+	return true
+}
