@@ -90,7 +90,8 @@ func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, err
 	if err != nil {
 		return StepOutputs{}, fmt.Errorf("%w: %w", ErrCannotRun, err)
 	}
-	rc, meta, found := skip.LastReportComment(skipComments(comments), c.BotLogin)
+	rep := review.FindReport(ctx, a.gh, ev.Owner, ev.Repo, comments, c.BotLogin)
+	rc, meta, found := rep.Comment, rep.Meta, rep.OK
 	var threads []github.Comment
 	if found && (ans.Thread != 0 || slices.ContainsFunc(meta.Findings, func(f marker.Finding) bool { return f.Inline != "" })) {
 		// Our inline comments: the thread a reply answers, and the thread
@@ -270,7 +271,7 @@ func (a answerer) republish(ctx context.Context, in repubInput) (StepOutputs, er
 	}
 	out.CommentURL = edited.HTMLURL
 	chk := report.Check(res, ro)
-	out.CheckWritten = p.check(ctx, res, &chk)
+	out.CheckWritten = p.check(ctx, res, &chk, edited.ID)
 	out.Conclusion = chk.Conclusion
 	a.n.AddStepSummary(report.JobSummary(res, ro))
 	f := in.target.finding
@@ -304,8 +305,8 @@ func (a answerer) unchanged(ctx context.Context, was skip.Comment) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrCannotRun, err)
 	}
-	now, _, ok := skip.LastReportComment(skipComments(fresh), a.c.BotLogin)
-	if !ok || now.ID != was.ID || now.Body != was.Body {
+	now := review.FindReport(ctx, a.gh, a.ev.Owner, a.ev.Repo, fresh, a.c.BotLogin)
+	if !now.OK || now.Comment.ID != was.ID || now.Comment.Body != was.Body {
 		return errReportMoved
 	}
 	return nil

@@ -114,7 +114,7 @@ func TestAnswerRacingReview(t *testing.T) {
 		r := review.Result{HeadSHA: head, Repo: "o/r", Findings: fs, Verdict: review.DecideVerdict(review.Result{Findings: fs}), Coverage: review.Coverage{}}
 		return report.Comment(r, report.Options{}) + text
 	}
-	id := srv.AddComment(7, "github-actions[bot]", body("first", f))
+	id := srv.AddReport(7, "github-actions[bot]", body("first", f))
 	other := f
 	other.Number, other.Title, other.Line = 2, "Interface grew a method", 1
 	race := &racingReport{GitHub: gh, rewrite: func() {

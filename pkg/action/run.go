@@ -14,6 +14,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
@@ -79,7 +80,7 @@ type Deps struct {
 }
 
 // CheckName is the check run's name, the one branch protection requires.
-const CheckName = "anchor-review"
+const CheckName = marker.CheckName
 
 // ErrDeadline is the cause of a review cut by the run's deadline
 // (deadline-minutes).
