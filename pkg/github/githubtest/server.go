@@ -129,9 +129,14 @@ type Server struct {
 	prReviews map[int][]*Review
 	contents  map[string]string // ref + "\x00" + path
 	checks    []*CheckRun
-	planted   []*CheckRun        // AddCheckRun's: listed, not in CheckRuns
-	compares  map[string]Compare // base + "..." + head
-	reacts    map[int64][]string // comment id → reaction contents, in order
+	planted   []*CheckRun // AddCheckRun's: listed, not in CheckRuns
+	// GraphQL (graphql.go): the token's contents permission, resolved
+	// threads by their first comment, merge queues by branch.
+	contentsWrite bool
+	resolved      map[int64]bool
+	queues        map[string][]QueueEntry
+	compares      map[string]Compare // base + "..." + head
+	reacts        map[int64][]string // comment id → reaction contents, in order
 	// people are reactions by others than the token (React), per comment.
 	people  map[int64][]string
 	refused map[string]bool // check-run conclusions answered with 422
@@ -182,6 +187,8 @@ func New() *Server {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRunsForRef)
+	mux.HandleFunc("POST /graphql", s.graphql)
+	mux.HandleFunc("POST /api/graphql", s.graphql)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
