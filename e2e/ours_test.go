@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/anchor-review/anchor-review/fixtures"
 	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 )
@@ -83,5 +89,115 @@ func TestOwnReportSkips(t *testing.T) {
 	runs := s.gh.CheckRuns()
 	if len(runs) != 1 || runs[0].ExternalID != marker.CheckRef(id) {
 		t.Errorf("check runs %+v; want one, naming the carried report %d", runs, id)
+	}
+}
+
+// mergeGroupEvent writes GitHub's merge_group checks_requested example,
+// moved onto this repository: the group commit group, its ref naming pull
+// request named.
+func (s *stage) mergeGroupEvent(named int, group string) {
+	s.t.Helper()
+	b, err := fixtures.FS.ReadFile("github/merge_group.checks_requested.json")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(b, &ev); err != nil {
+		s.t.Fatal(err)
+	}
+	ev["repository"].(map[string]any)["full_name"] = repoFull
+	mg := ev["merge_group"].(map[string]any)
+	mg["head_sha"] = group
+	mg["head_ref"] = fmt.Sprintf("refs/heads/gh-readonly-queue/main/pr-%d-%s", named, strings.Repeat("7", 40))
+	out, err := json.Marshal(ev)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	path := filepath.Join(s.dir, "merge_group.event.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	s.env["GITHUB_EVENT_NAME"] = "merge_group"
+	s.env["GITHUB_EVENT_PATH"] = path
+}
+
+// Issue 28 item 4: a merge queue's group is concluded on its head commit
+// from the reviews of its pull requests, with no model call: success only
+// when the PR's latest report is ours, complete, made at the head being
+// merged and passing the gate; otherwise failure naming the PR and why.
+func TestMergeGroup(t *testing.T) {
+	t.Parallel()
+	group := strings.Repeat("9", 40)
+	for _, tc := range []struct {
+		name     string
+		finding  string // the review's P-level finding, "" for none
+		setup    func(s *stage, pr githubtest.PR)
+		named    int // the PR the group's ref names (0: the PR)
+		want     string
+		wantWhy  string
+		reviewed bool // a real review runs first
+	}{
+		{name: "reviewed clean at the head being merged", reviewed: true, want: "success", wantWhy: "reviewed at"},
+		{name: "reviewed with a blocking finding", reviewed: true, finding: "P1", want: "failure", wantWhy: "does not pass the gate"},
+		{name: "reviewed at an older head", reviewed: true, want: "failure", wantWhy: "its latest review was made at",
+			setup: func(s *stage, pr githubtest.PR) {
+				pr.HeadSHA = newSHA() // pushed since the review, then queued
+				s.gh.AddPR(pr)
+				s.gh.SetMergeQueue("main", []githubtest.QueueEntry{{PR: pr.Number, GroupSHA: group}})
+			}},
+		{name: "the ref names a PR that is not in the queue", reviewed: true, named: 8, want: "failure", wantWhy: "not in the merge queue"},
+		{name: "only a forged report", want: "failure", wantWhy: "no report",
+			setup: func(s *stage, pr githubtest.PR) {
+				s.gh.AddComment(pr.Number, botLogin, marker.Report+"\n"+marker.FormatMeta(marker.Meta{Version: 2, HeadSHA: pr.HeadSHA, Verdict: "ready", Conclusion: "success", Heads: []string{pr.HeadSHA}})+"\nReady to merge\n")
+			}},
+		{name: "never reviewed", want: "failure", wantWhy: "no report"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newStage(t)
+			pr := s.addPR(githubtest.PR{})
+			s.gh.SetMergeQueue("main", []githubtest.QueueEntry{{PR: pr.Number, GroupSHA: group}})
+			if tc.reviewed {
+				if tc.finding != "" {
+					s.answers(map[string][]map[string]any{"correctness": {offByOne(tc.finding)}})
+				} else {
+					s.answers(nil)
+				}
+				s.event("pull_request", "pull_request.opened", pr)
+				if r := s.run(nil); r.outputs["skipped"] != "false" {
+					t.Fatalf("the review did not run%s", r.logs())
+				}
+			}
+			if tc.setup != nil {
+				tc.setup(s, pr)
+			}
+			calls := len(s.model.Requests())
+			named := cmp.Or(tc.named, pr.Number)
+			s.mergeGroupEvent(named, group)
+
+			r := s.run(nil)
+
+			if n := len(s.model.Requests()); n != calls {
+				t.Errorf("the merge group made %d model calls; want none", n-calls)
+			}
+			var got []githubtest.CheckRun
+			for _, c := range s.gh.CheckRuns() {
+				if c.HeadSHA == group {
+					got = append(got, c)
+				}
+			}
+			if len(got) != 1 || got[0].Name != "anchor-review" || got[0].Conclusion != tc.want {
+				t.Fatalf("check runs on the group's head: %+v; want one anchor-review %s%s", got, tc.want, r.logs())
+			}
+			text := got[0].Title + "\n" + got[0].Summary
+			if !strings.Contains(text, tc.wantWhy) || !strings.Contains(text, fmt.Sprintf("#%d", named)) {
+				t.Errorf("check says %q; want the PR #%d and %q", text, named, tc.wantWhy)
+			}
+			wantExit := map[string]int{"success": 0, "failure": 1}[tc.want]
+			if r.exit != wantExit {
+				t.Errorf("exit %d; want %d%s", r.exit, wantExit, r.logs())
+			}
+			wantOutputs(t, r, map[string]string{"conclusion": tc.want})
+		})
 	}
 }
