@@ -139,6 +139,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	}
 	if c.Inline && c.Mode == ModeComment && !res.Skipped {
 		ro.Inline = p.inlineReview(ctx, res, ro)
+		if ro.Inline != nil && len(ro.Inline.Notices) > 0 {
+			res.Coverage.Notices = append(slices.Clip(res.Coverage.Notices), ro.Inline.Notices...)
+		}
 	}
 	summary := report.JobSummary(res, ro)
 	p.a.AddStepSummary(summary)
