@@ -129,7 +129,7 @@ func TestDismissAndRestore(t *testing.T) {
 	t.Parallel()
 	s := newStage(t)
 	pr, id := reviewedWithFinding(t, s, nil)
-	calls, checks := len(s.model.Requests()), len(s.gh.CheckRuns())
+	calls, checks, requests := len(s.model.Requests()), len(s.gh.CheckRuns()), len(s.gh.Requests())
 	s.gh.SetRole("maintainer", "maintain")
 	cmd := s.commentEvent(pr, "/anchor-review dismiss "+id+" "+reason+" @octocat <img src=x>", "maintainer", "MEMBER")
 	r := s.run(nil)
@@ -139,6 +139,14 @@ func TestDismissAndRestore(t *testing.T) {
 	wantOutputs(t, r, map[string]string{"conclusion": "success", "findings": "0"})
 	if n := len(s.model.Requests()); n != calls {
 		t.Fatalf("%d model requests during the dismissal; want none", n-calls)
+	}
+	// The PR, the base's configuration, the comments (read, re-read, read
+	// back), the permission, the finding's file, the edit, the check and
+	// the reaction: a small constant.
+	if n := len(s.gh.Requests()) - requests; n > 10 {
+		t.Errorf("%d GitHub requests for a dismissal; want at most 10", n)
+	} else {
+		t.Logf("a dismissal made %d GitHub requests", n)
 	}
 	runs := s.gh.CheckRuns()
 	if len(runs) != checks+1 || runs[len(runs)-1].HeadSHA != pr.HeadSHA || runs[len(runs)-1].Conclusion != "success" {
@@ -301,6 +309,16 @@ func TestDismissInThread(t *testing.T) {
 	if n := len(s.model.Requests()); n != calls {
 		t.Errorf("%d model requests; want none", n-calls)
 	}
+	// restore in the same thread undoes it.
+	s.reviewCommentEvent(pr, top, "/anchor-review restore", "maintainer")
+	if r := s.run(inline); r.exit != 0 {
+		t.Fatalf("restore: exit %d%s", r.exit, r.logs())
+	} else {
+		wantOutputs(t, r, map[string]string{"conclusion": "failure", "findings": "1"})
+	}
+	if got := answers(s, pr); len(got) != 2 || got[1].InReplyTo != top || !strings.Contains(got[1].Body, "restored by `maintainer`") {
+		t.Fatalf("replies %+v; want the restore answered in the thread", got)
+	}
 	// A reply in a thread that is not ours is refused in that thread.
 	other := s.gh.AddLineComment(pr.Number, "someone", sumPath, 3, 0, "nit: naming")
 	s.reviewCommentEvent(pr, other, "/anchor-review dismiss "+reason, "maintainer")
@@ -308,7 +326,7 @@ func TestDismissInThread(t *testing.T) {
 		t.Fatalf("exit %d%s", r.exit, r.logs())
 	}
 	got = answers(s, pr)
-	if len(got) != 2 || got[1].InReplyTo != other || !strings.Contains(got[1].Body, "not one of anchor-review's findings") {
+	if len(got) != 3 || got[2].InReplyTo != other || !strings.Contains(got[2].Body, "not one of anchor-review's findings") {
 		t.Errorf("replies %+v; want a refusal in the other thread", got)
 	}
 }
@@ -449,16 +467,59 @@ func TestDismissByIDRepliesInThread(t *testing.T) {
 	inline := map[string]string{"INPUT_INLINE": "true"}
 	pr, id := reviewedWithFinding(t, s, inline)
 	s.gh.SetRole("maintainer", "admin")
+	// A refusal answers where the command was written: the conversation.
+	s.commentEvent(pr, "/anchor-review dismiss "+id, "maintainer", "OWNER")
+	if r := s.run(inline); r.exit != 0 {
+		t.Fatalf("exit %d%s", r.exit, r.logs())
+	}
+	if got := answers(s, pr); len(got) != 1 || got[0].InReplyTo != 0 || got[0].Path != "" {
+		t.Fatalf("replies %+v; want the refusal in the conversation", got)
+	}
 	s.commentEvent(pr, "/anchor-review dismiss "+strings.ToUpper(id)+" "+reason, "maintainer", "OWNER")
 	if r := s.run(inline); r.exit != 0 {
 		t.Fatalf("exit %d%s", r.exit, r.logs())
 	}
-	got := answers(s, pr)
+	got := answers(s, pr)[1:]
 	if len(got) != 1 || got[0].InReplyTo == 0 || !strings.Contains(got[0].Body, "dismissed by `maintainer`") || !strings.Contains(got[0].Body, reason) {
 		t.Fatalf("replies %+v; want one, in the finding's thread", got)
 	}
 	body := reportComments(s.gh, pr.Number)[0].Body
 	if !strings.Contains(body, "[On the line](") {
 		t.Errorf("the re-published report lost the link to the inline comment:\n%s", body)
+	}
+}
+
+// TestAuthorCannotDismissOwnP0: the PR's author, an admin of the
+// repository, dismissing their own P0 under dismiss-by others is refused
+// with one reply; the P0 still blocks, and no model is called.
+func TestAuthorCannotDismissOwnP0(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	s.answers(map[string][]map[string]any{"correctness": {offByOne("P0")}})
+	pr := s.addPR(githubtest.PR{})
+	s.event("pull_request", "pull_request.opened", pr)
+	if r := s.run(nil); r.exit != 1 {
+		t.Fatalf("first review: exit %d%s", r.exit, r.logs())
+	}
+	m := metaOf(t, s, pr)
+	if len(m.Findings) != 1 || m.Findings[0].Severity != "P0" {
+		t.Fatalf("findings %+v; want one P0", m.Findings)
+	}
+	calls, checks := len(s.model.Requests()), len(s.gh.CheckRuns())
+	s.gh.SetRole(pr.Author, "admin")
+	s.commentEvent(pr, "/anchor-review dismiss "+m.Findings[0].ID+" false positive, trust me", pr.Author, "OWNER")
+	r := s.run(nil)
+	if r.exit != 0 {
+		t.Fatalf("exit %d%s", r.exit, r.logs())
+	}
+	wantOutputs(t, r, map[string]string{"skipped": "true"})
+	if got := answers(s, pr); len(got) != 1 || !strings.Contains(got[0].Body, "author cannot dismiss") {
+		t.Fatalf("replies %+v; want one refusal naming the rule", got)
+	}
+	if m := metaOf(t, s, pr); len(m.Dismissals) != 0 || m.Conclusion != "failure" {
+		t.Errorf("meta %+v; want no dismissal and the P0 still failing", m)
+	}
+	if len(s.gh.CheckRuns()) != checks || len(s.model.Requests()) != calls {
+		t.Error("a refused dismissal wrote a check or called the model")
 	}
 }

@@ -103,7 +103,8 @@ func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, err
 	dismissals, target, err := a.decide(ctx, info, found, meta, threads)
 	var rf *refusal
 	if errors.As(err, &rf) {
-		a.reply(ctx, target.thread, a.refusalText(rf.why))
+		// Where the command was written: its thread, or the conversation.
+		a.reply(ctx, nil, a.refusalText(rf.why))
 		a.logf("anchor-review: %s %s by %s refused: %s", Command, ans.Verb, ev.Commenter, rf.why)
 		return StepOutputs{Skipped: true, SkipReason: "refused: " + rf.why}, nil
 	}
@@ -144,10 +145,11 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 	if ans.Thread != 0 {
 		t.thread = a.ourThread(threads, ans.Thread)
 	}
+	if c.DismissBy == DismissByNobody {
+		return nil, t, refuse("this repository does not take dismissals (dismiss-by: nobody); a finding is answered by a fix")
+	}
 	perm, permErr := a.gh.Permission(ctx, ev.Owner, ev.Repo, ev.Commenter)
 	switch {
-	case c.DismissBy == DismissByNobody:
-		return nil, t, refuse("this repository does not take dismissals (dismiss-by: nobody); a finding is answered by a fix")
 	case permErr != nil:
 		return nil, t, refuse("could not read the permission of %s on the repository, so the command was not run", ev.Commenter)
 	case !perm.CanWrite():
@@ -262,12 +264,20 @@ func (a answerer) republish(ctx context.Context, in repubInput) (StepOutputs, er
 	p := publisher{gh: a.gh, a: a.n, logf: a.logf, owner: ev.Owner, repo: ev.Repo, n: ev.PRNumber, bot: c.BotLogin, prURL: in.pr.HTMLURL}
 	conclusion, blocking := report.Conclusion(res, c.FailOn)
 	out := StepOutputs{Findings: len(res.Findings), Verdict: string(res.Verdict), Conclusion: conclusion, Blocking: blocking}
-	edited, err := a.gh.EditComment(ctx, ev.Owner, ev.Repo, in.report.ID, report.Comment(res, ro))
+	body := report.Comment(res, ro)
+	edited, err := a.gh.EditComment(ctx, ev.Owner, ev.Repo, in.report.ID, body)
 	if err != nil {
 		// Nothing changed: the report still holds the earlier dismissals,
 		// and no check says otherwise.
 		a.n.Errorf("anchor-review could not update the report comment, so the %s was not recorded: %s", ev.Answer.Verb, err.Error())
 		return StepOutputs{}, fmt.Errorf("%w: %w", ErrCannotRun, err)
+	}
+	// Another run's edit in the same moment (a second dismissal, a
+	// review) can overwrite this one: the comment API has no
+	// compare-and-swap. Read it back before anything else claims the
+	// change; when it is gone, the command is decided again.
+	if err := a.unchanged(ctx, skip.Comment{ID: in.report.ID, Author: in.report.Author, Body: cmp.Or(edited.Body, body)}); err != nil {
+		return StepOutputs{}, err
 	}
 	out.CommentURL = edited.HTMLURL
 	chk := report.Check(res, ro)

@@ -145,3 +145,75 @@ func (discard) Warningf(string, ...any)                           {}
 func (discard) Errorf(string, ...any)                             {}
 func (discard) AddStepSummary(string)                             {}
 func (discard) Annotate(string, string, int, int, string, string) {}
+
+// FuzzParseAnswer: any comment body parses without panicking; an answer is
+// always the command, a known verb, and trimmed words.
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{"/anchor-review dismiss a1b2c3 intended", "/anchor-review restore", "/anchor-review", "\u00a0/anchor-review\tDISMISS\u2028x", "/anchor-review dismiss\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		a, ok := ParseAnswer(body)
+		if !ok {
+			return
+		}
+		if !IsCommand(body) || a.Verb != VerbDismiss && a.Verb != VerbRestore || a.Words != strings.TrimSpace(a.Words) || a.Thread != 0 {
+			t.Fatalf("ParseAnswer(%q) = %+v", body, a)
+		}
+	})
+}
+
+// overwritingEdit is a GitHub where another run's edit lands right after
+// this run's first edit of the report, putting back what it read.
+type overwritingEdit struct {
+	GitHub
+	once  sync.Once
+	other func()
+}
+
+func (o *overwritingEdit) EditComment(ctx context.Context, owner, repo string, id int64, body string) (github.Comment, error) {
+	c, err := o.GitHub.EditComment(ctx, owner, repo, id, body)
+	o.once.Do(o.other)
+	return c, err
+}
+
+// TestAnswerLostUpdate: a concurrent edit that overwrites the dismissal
+// just written is noticed by reading the report back, and the dismissal is
+// decided again on the report as it then is, so it is not lost.
+func TestAnswerLostUpdate(t *testing.T) {
+	t.Parallel()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	first := report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}, report.Options{})
+	id := srv.AddComment(7, "github-actions[bot]", first)
+	gh2 := &overwritingEdit{GitHub: gh, other: func() {
+		if _, err := gh.EditComment(context.Background(), "o", "r", id, first); err != nil {
+			t.Error(err)
+		}
+	}}
+	fp := finding.Fingerprint(f)
+	a := answerer{gh: gh2, n: discard{}, logf: t.Logf, c: Config{BotLogin: "github-actions[bot]", DismissBy: DismissByOthers, FailOn: "P1"},
+		ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: VerbDismiss, Words: fp[:6] + " intended"}}}
+	if _, err := a.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := marker.ParseReport(srv.Comments(7)[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Dismissals) != 1 || m.Blocking != 0 {
+		t.Fatalf("dismissals %+v blocking %d; want the dismissal written again after the overwrite", m.Dismissals, m.Blocking)
+	}
+	if n := len(srv.CheckRuns()); n != 1 {
+		t.Errorf("%d check runs; want one, written once the report holds the dismissal", n)
+	}
+}

@@ -89,8 +89,13 @@ func (res *Result) dismissalOf(f finding.Finding, key func(finding.Finding) (str
 		if !d.Applies() || d.Fingerprint != fp {
 			continue
 		}
-		if d.Head == res.HeadSHA && d.Line == max(f.Line, 1) {
-			return i, true
+		if d.Head == res.HeadSHA {
+			// The head it was dismissed at: that line, and no other
+			// instance of the problem there.
+			if d.Line == max(f.Line, 1) {
+				return i, true
+			}
+			continue
 		}
 		k, ok := key(f)
 		switch {

@@ -103,3 +103,16 @@ func TestReissue(t *testing.T) {
 		t.Fatalf("Reissue = %+v", res)
 	}
 }
+
+// TestApplyDismissalsOneInstance: the same problem twice in a file, one
+// instance dismissed: the other stays posted, with no note, and the
+// dismissal keeps applying.
+func TestApplyDismissalsOneInstance(t *testing.T) {
+	t.Parallel()
+	res := review.Result{HeadSHA: headA, Findings: []finding.Finding{loopFinding(4), loopFinding(40)}, Verdict: review.NotReady}
+	reads := 0
+	review.ApplyDismissals(context.Background(), &res, []marker.Dismissal{dismissedAt(headA, 4, fileA)}, reader(fileA, nil, &reads))
+	if len(res.Dismissed) != 1 || len(res.Findings) != 1 || res.Findings[0].Line != 40 || res.Findings[0].Dismissed != nil || !res.Dismissals[0].Applies() {
+		t.Fatalf("dismissed %+v kept %+v dismissals %+v", res.Dismissed, res.Findings, res.Dismissals)
+	}
+}
