@@ -201,3 +201,41 @@ func TestMergeGroup(t *testing.T) {
 		})
 	}
 }
+
+// The merge group counts dismissals: a PR whose only blocking finding a
+// maintainer dismissed (recorded in our report by the run that checked the
+// permission) passes; the same PR before the dismissal fails.
+func TestMergeGroupAfterDismissal(t *testing.T) {
+	t.Parallel()
+	s := newStage(t)
+	pr, id := reviewedWithFinding(t, s, nil)
+	group := strings.Repeat("8", 40)
+	s.gh.SetMergeQueue("main", []githubtest.QueueEntry{{PR: pr.Number, GroupSHA: group}})
+	conclusion := func() string {
+		s.t.Helper()
+		s.mergeGroupEvent(pr.Number, group)
+		s.run(nil)
+		var last string
+		for _, c := range s.gh.CheckRuns() {
+			if c.HeadSHA == group {
+				last = c.Conclusion
+			}
+		}
+		return last
+	}
+	if got := conclusion(); got != "failure" {
+		t.Fatalf("before the dismissal: group check %q; want failure", got)
+	}
+	s.gh.SetRole("maintainer", "maintain")
+	s.commentEvent(pr, "/anchor-review dismiss "+id+" "+reason, "maintainer", "MEMBER")
+	if r := s.run(nil); r.exit != 0 {
+		t.Fatalf("dismiss: exit %d%s", r.exit, r.logs())
+	}
+	calls := len(s.model.Requests())
+	if got := conclusion(); got != "success" {
+		t.Errorf("after the dismissal: group check %q; want success", got)
+	}
+	if n := len(s.model.Requests()); n != calls {
+		t.Errorf("%d model calls for the merge group; want none", n-calls)
+	}
+}
