@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +136,8 @@ func TestMergeGroup(t *testing.T) {
 		named    int // the PR the group's ref names (0: the PR)
 		want     string
 		wantWhy  string
-		reviewed bool // a real review runs first
+		reviewed bool              // a real review runs first
+		extra    map[string]string // the merge group run's environment
 	}{
 		{name: "reviewed clean at the head being merged", reviewed: true, want: "success", wantWhy: "reviewed at"},
 		{name: "reviewed with a blocking finding", reviewed: true, finding: "P1", want: "failure", wantWhy: "does not pass the gate"},
@@ -151,6 +153,18 @@ func TestMergeGroup(t *testing.T) {
 				s.gh.AddComment(pr.Number, botLogin, marker.Report+"\n"+marker.FormatMeta(marker.Meta{Version: 2, HeadSHA: pr.HeadSHA, Verdict: "ready", Conclusion: "success", Heads: []string{pr.HeadSHA}})+"\nReady to merge\n")
 			}},
 		{name: "never reviewed", want: "failure", wantWhy: "no report"},
+		{name: "queued in another group", reviewed: true, want: "failure", wantWhy: "queued in another merge group",
+			setup: func(s *stage, pr githubtest.PR) {
+				s.gh.SetMergeQueue("main", []githubtest.QueueEntry{{PR: pr.Number, GroupSHA: strings.Repeat("6", 40)}})
+			}},
+		{name: "the queue cannot be read", reviewed: true, want: "failure", wantWhy: "merge queue could not be read",
+			setup: func(s *stage, _ githubtest.PR) {
+				s.gh.Inject(githubtest.Fault{PathContains: "/graphql", Status: http.StatusForbidden, Body: `{"message":"Resource not accessible by integration","status":"403"}`})
+			}},
+		// A merge group needs no model: a workflow that gives it no key
+		// still concludes the check (else the queue waits for ever).
+		{name: "no api-key", reviewed: true, want: "success", wantWhy: "reviewed at",
+			extra: map[string]string{"INPUT_API-KEY": "", "INPUT_BASE-URL": ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -175,7 +189,7 @@ func TestMergeGroup(t *testing.T) {
 			named := cmp.Or(tc.named, pr.Number)
 			s.mergeGroupEvent(named, group)
 
-			r := s.run(nil)
+			r := s.run(tc.extra)
 
 			if n := len(s.model.Requests()); n != calls {
 				t.Errorf("the merge group made %d model calls; want none", n-calls)
