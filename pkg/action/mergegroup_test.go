@@ -2,6 +2,7 @@ package action
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -53,4 +54,25 @@ func TestParseQueueRef(t *testing.T) {
 			t.Errorf("ParseQueueRef(%q) accepted", ref)
 		}
 	}
+}
+
+// The queue ref comes from the event payload: whatever it holds, a parsed
+// ref names one base, a PR number in range and a full SHA, and reads back.
+func FuzzParseQueueRef(f *testing.F) {
+	for _, s := range []string{"refs/heads/gh-readonly-queue/main/pr-104-929f8209d40f77f4abc622a499c93a83babdbe64", "gh-readonly-queue/a/b/pr-1-" + strings.Repeat("0", 40), "gh-readonly-queue/main/pr-7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		base, n, sha, err := ParseQueueRef(ref)
+		if err != nil {
+			return
+		}
+		if base == "" || n < 1 || n > 1<<31-1 || !isHexSHA(sha) {
+			t.Fatalf("ParseQueueRef(%q) = %q, %d, %q", ref, base, n, sha)
+		}
+		b2, n2, s2, err := ParseQueueRef("refs/heads/" + queuePrefix + base + "/pr-" + strconv.Itoa(n) + "-" + sha)
+		if err != nil || b2 != base || n2 != n || s2 != sha {
+			t.Fatalf("round trip of %q: %q %d %q %v", ref, b2, n2, s2, err)
+		}
+	})
 }

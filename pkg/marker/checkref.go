@@ -24,7 +24,7 @@ func ParseCheckRef(externalID string) (int64, bool) {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || id <= 0 {
+	if err != nil || id <= 0 || CheckRef(id) != externalID { // canonical form only
 		return 0, false
 	}
 	return id, true
