@@ -20,6 +20,9 @@ type workflow struct {
 		ReviewComment *struct {
 			Types []string `yaml:"types"`
 		} `yaml:"pull_request_review_comment"`
+		MergeGroup *struct {
+			Types []string `yaml:"types"`
+		} `yaml:"merge_group"`
 	} `yaml:"on"`
 	Jobs map[string]struct {
 		If          string `yaml:"if"`
@@ -55,9 +58,18 @@ func TestWorkflowsRunTheCommand(t *testing.T) {
 		if w.On.ReviewComment == nil || !slices.Equal(w.On.ReviewComment.Types, []string{"created"}) {
 			t.Errorf("%s: on.pull_request_review_comment = %+v; want types [created]", name, w.On.ReviewComment)
 		}
+		// A merge queue's group gets its check (SPEC 9.2).
+		if w.On.MergeGroup == nil || !slices.Equal(w.On.MergeGroup.Types, []string{"checks_requested"}) {
+			t.Errorf("%s: on.merge_group = %+v; want types [checks_requested]", name, w.On.MergeGroup)
+		}
 		job, ok := w.Jobs["review"]
 		if !ok {
 			t.Fatalf("%s: no review job", name)
+		}
+		// Every merge group its own concurrency group: groups sharing one
+		// would cancel each other and leave the queue waiting on the check.
+		if !strings.Contains(job.Concurrency.Group, "github.event.merge_group.head_sha") {
+			t.Errorf("%s: the concurrency group %q does not tell merge groups apart", name, job.Concurrency.Group)
 		}
 		for _, want := range []string{
 			"github.event_name != 'issue_comment'",

@@ -41,7 +41,7 @@ func TestBenchHelpers(t *testing.T) {
 		pr := loadTeamPR(t)
 		want := map[string]func(requestCounts) bool{
 			"skipped-draft":    func(c requestCounts) bool { return c.total <= 2 && c.writes == 0 },
-			"skipped-reviewed": func(c requestCounts) bool { return c.total <= 3 && c.writes == 1 },
+			"skipped-reviewed": func(c requestCounts) bool { return c.total <= 4 && c.writes == 1 },
 			"full":             func(c requestCounts) bool { return c.writes == 2 && c.headFiles == 4 },
 			"rerun":            func(c requestCounts) bool { return c.writes == 2 && c.headFiles == 4 },
 		}

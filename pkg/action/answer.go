@@ -39,6 +39,9 @@ type answerer struct {
 	now func() time.Time
 	// version is the binary's, for the report's Coverage.
 	version string
+	// runs lists the check runs that make a report ours, each head read
+	// once per command (run sets it).
+	runs skip.Runs
 }
 
 // answerTarget is the finding a command answers, as our report records
@@ -57,6 +60,7 @@ func refuse(format string, args ...any) error { return &refusal{fmt.Sprintf(form
 
 // run answers the command and returns the step outputs.
 func (a answerer) run(ctx context.Context) (StepOutputs, error) {
+	a.runs = onceEach(review.ReportRuns(ctx, a.gh, a.ev.Owner, a.ev.Repo))
 	ev, ans := a.ev, a.ev.Answer
 	info, err := a.gh.PullRequest(ctx, ev.Owner, ev.Repo, ev.PRNumber)
 	if err != nil {
@@ -90,7 +94,8 @@ func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, err
 	if err != nil {
 		return StepOutputs{}, fmt.Errorf("%w: %w", ErrCannotRun, err)
 	}
-	rc, meta, found := skip.LastReportComment(skipComments(comments), c.BotLogin)
+	rep := skip.LastReportComment(review.SkipComments(comments), c.BotLogin, a.runs)
+	rc, meta, found := rep.Comment, rep.Meta, rep.OK
 	var threads []github.Comment
 	if found && (ans.Thread != 0 || slices.ContainsFunc(meta.Findings, func(f marker.Finding) bool { return f.Inline != "" })) {
 		// Our inline comments: the thread a reply answers, and the thread
@@ -280,7 +285,7 @@ func (a answerer) republish(ctx context.Context, in repubInput) (StepOutputs, er
 	}
 	out.CommentURL = edited.HTMLURL
 	chk := report.Check(res, ro)
-	out.CheckWritten = p.check(ctx, res, &chk)
+	out.CheckWritten = p.check(ctx, res, &chk, edited.ID)
 	out.Conclusion = chk.Conclusion
 	a.n.AddStepSummary(report.JobSummary(res, ro))
 	f := in.target.finding
@@ -314,8 +319,8 @@ func (a answerer) unchanged(ctx context.Context, was skip.Comment) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrCannotRun, err)
 	}
-	now, _, ok := skip.LastReportComment(skipComments(fresh), a.c.BotLogin)
-	if !ok || now.ID != was.ID || now.Body != was.Body {
+	now := skip.LastReportComment(review.SkipComments(fresh), a.c.BotLogin, a.runs)
+	if !now.OK || now.Comment.ID != was.ID || now.Comment.Body != was.Body {
 		return errReportMoved
 	}
 	return nil
@@ -455,4 +460,21 @@ func firstWord(s string) (string, string) {
 		return s, ""
 	}
 	return s[:i], strings.TrimSpace(s[i:])
+}
+
+// onceEach lists the check runs of each head once: the command reads our
+// report up to three times (decide, check before the edit, read back), and
+// the runs that vouch for it do not change meanwhile.
+func onceEach(runs skip.Runs) skip.Runs {
+	seen := map[string][]skip.CheckRun{}
+	return func(head string) ([]skip.CheckRun, error) {
+		if rs, ok := seen[head]; ok {
+			return rs, nil
+		}
+		rs, err := runs(head)
+		if err == nil {
+			seen[head] = rs
+		}
+		return rs, err
+	}
 }

@@ -114,7 +114,7 @@ func TestAnswerRacingReview(t *testing.T) {
 		r := review.Result{HeadSHA: head, Repo: "o/r", Findings: fs, Verdict: review.DecideVerdict(review.Result{Findings: fs}), Coverage: review.Coverage{}}
 		return report.Comment(r, report.Options{}) + text
 	}
-	id := srv.AddComment(7, "github-actions[bot]", body("first", f))
+	id := srv.AddReport(7, "github-actions[bot]", body("first", f))
 	other := f
 	other.Number, other.Title, other.Line = 2, "Interface grew a method", 1
 	race := &racingReport{GitHub: gh, rewrite: func() {
@@ -194,7 +194,7 @@ func TestAnswerLostUpdate(t *testing.T) {
 	srv.SetRole("maint", "write")
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	first := report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}, report.Options{})
-	id := srv.AddComment(7, "github-actions[bot]", first)
+	id := srv.AddReport(7, "github-actions[bot]", first)
 	gh2 := &overwritingEdit{GitHub: gh, other: func() {
 		if _, err := gh.EditComment(context.Background(), "o", "r", id, first); err != nil {
 			t.Error(err)

@@ -23,6 +23,9 @@ const (
 	// EventReviewComment is a reply in an inline thread: only the
 	// dismiss and restore commands run on it.
 	EventReviewComment = "pull_request_review_comment"
+	// EventMergeGroup is a merge queue's group: the check is concluded from
+	// the reviews of its pull requests, with no model call.
+	EventMergeGroup = "merge_group"
 )
 
 // Command is the PR comment that asks for a full re-review.
@@ -36,13 +39,13 @@ const Command = "/anchor-review"
 // collaborators, and CONTRIBUTOR for members whose membership is private.
 const commandRoles = "admin, maintain or write"
 
-const supportedEvents = "pull_request, pull_request_target, workflow_dispatch, issue_comment (the " + Command + " command) and pull_request_review_comment (" + Command + " dismiss or restore in a finding's thread)"
+const supportedEvents = "pull_request, pull_request_target, workflow_dispatch, issue_comment (the " + Command + " command), pull_request_review_comment (" + Command + " dismiss or restore in a finding's thread) and merge_group (a merge queue)"
 
 // supported returns an ErrUnsupportedEvent error naming any event the
 // action does not run on.
 func supported(name string) error {
 	switch name {
-	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch, EventIssueComment, EventReviewComment:
+	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch, EventIssueComment, EventReviewComment, EventMergeGroup:
 		return nil
 	case "":
 		return fmt.Errorf("%w: GITHUB_EVENT_NAME is empty; anchor-review runs on "+supportedEvents, ErrUnsupportedEvent)
@@ -86,6 +89,9 @@ type Event struct {
 	// finding); nil for every other event. It never reviews: Review stays
 	// false, and the run answers the command instead.
 	Answer *Answer
+	// MergeGroup is a merge queue's group to conclude (merge_group
+	// checks_requested); nil for every other event. Review stays false.
+	MergeGroup *MergeGroup
 
 	// HasPR is true when the payload carried the pull request, so the
 	// fields below are set. A workflow_dispatch payload names no PR: the
@@ -115,6 +121,7 @@ type payload struct {
 	Inputs      inputValues     `json:"inputs"`
 	Issue       *issuePayload   `json:"issue"`
 	Comment     *commentPayload `json:"comment"`
+	MergeGroup  *groupPayload   `json:"merge_group"`
 }
 
 // issuePayload is the issue of an issue_comment event; PullRequest is
@@ -182,6 +189,9 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 	}
 	if name == EventReviewComment {
 		return ev, ev.fromReviewComment(p)
+	}
+	if name == EventMergeGroup {
+		return ev, ev.fromMergeGroup(p)
 	}
 	if name == EventWorkflowDispatch {
 		if err := ev.setRepo(p.Repository, "repository"); err != nil {

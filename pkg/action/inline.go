@@ -71,6 +71,7 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 	}
 
 	readOnly := false
+	var resolved []int64 // our comments now marked "Resolved in <sha>"
 	for _, e := range plan.Resolve {
 		_, err := p.gh.EditReviewComment(ctx, p.owner, p.repo, e.ID, e.Body)
 		var pe *github.PermissionError
@@ -88,6 +89,10 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 		if readOnly {
 			break
 		}
+		resolved = append(resolved, e.ID)
+	}
+	if len(resolved) > 0 {
+		st.Notices = append(st.Notices, p.closeThreads(ctx, resolved, res.HeadSHA)...)
 	}
 	if len(plan.Comments) == 0 {
 		return st
@@ -217,4 +222,46 @@ func (p publisher) converge(ctx context.Context, created map[string]github.Comme
 // notPostedLine is one line of the report's "not posted" list.
 func notPostedLine(n int, file string, line int, reason string) string {
 	return fmt.Sprintf("finding %d (%s:%d): %s", n, file, line, reason)
+}
+
+// closeThreads resolves the inline threads of our comments that were just
+// marked "Resolved in <sha>" (their finding is gone), through GraphQL
+// resolveReviewThread (SPEC 9.1). That mutation needs `contents: write`,
+// which the Action never asks for by default: under `contents: read`
+// GitHub answers FORBIDDEN, the threads stay open with the note, and the
+// one sentence returned says why (for Coverage). Nothing here fails the run.
+func (p publisher) closeThreads(ctx context.Context, ids []int64, head string) []string {
+	threads, err := p.gh.ReviewThreads(ctx, p.owner, p.repo, p.n)
+	if err != nil {
+		p.logf("anchor-review: could not list the review threads to resolve (%v)", err)
+		return []string{fmt.Sprintf("%d inline thread(s) of findings no longer reported stay open with a \"Resolved in %s\" note: the review threads could not be read.", len(ids), short(head))}
+	}
+	byFirst := map[int64]github.Thread{}
+	for _, t := range threads {
+		byFirst[t.FirstComment] = t
+	}
+	closed, open := 0, 0
+	for i, id := range ids {
+		t, ok := byFirst[id]
+		if !ok || t.Resolved {
+			continue
+		}
+		err := p.gh.ResolveReviewThread(ctx, t.ID)
+		var pe *github.PermissionError
+		switch {
+		case errors.As(err, &pe):
+			p.logf("anchor-review: resolving inline threads needs %q; %d thread(s) keep the \"Resolved in\" note and stay open", pe.Permission, len(ids)-i)
+			return []string{fmt.Sprintf("%d inline thread(s) of findings no longer reported stay open with a \"Resolved in %s\" note: resolving a thread (GraphQL resolveReviewThread) needs the workflow permission `%s`, which this token lacks; anchor-review asks only for `contents: read` and works without it.", len(ids)-closed, short(head), pe.Permission)}
+		case err != nil:
+			open++
+			p.logf("anchor-review: could not resolve the thread of inline comment %d: %v", id, err)
+		default:
+			closed++
+			p.logf("anchor-review: resolved the thread of inline comment %d", id)
+		}
+	}
+	if open > 0 {
+		return []string{fmt.Sprintf("%d inline thread(s) of findings no longer reported stay open with a \"Resolved in %s\" note: GitHub did not resolve them (see the log).", open, short(head))}
+	}
+	return nil
 }

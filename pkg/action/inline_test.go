@@ -291,3 +291,54 @@ func TestInlineConcurrentRunsConverge(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineThreadClosesWhenFixed (SPEC 9.1): a finding a later complete
+// review no longer reports has its inline thread resolved through GraphQL
+// resolveReviewThread when the token may (`contents: write`). Under the
+// default `contents: read` GitHub answers FORBIDDEN: the comment keeps its
+// "Resolved in <sha>" note, the thread stays open, and Coverage says once
+// why.
+func TestInlineThreadClosesWhenFixed(t *testing.T) {
+	for _, contents := range []string{"read", "write"} {
+		t.Run("contents "+contents, func(t *testing.T) {
+			e := newPubEnv(t)
+			e.srv.SetContents(contents)
+			e.srv.SetDiff(pubPR, inlineDiff)
+			e.publishInline(t, inlineResult(t, inlineDiff, 0))
+			rc := e.srv.ReviewComments(pubPR)
+
+			next := strings.Repeat("e", 40)
+			e.srv.AddPR(githubtest.PR{Number: pubPR, Title: "Add order search", HeadSHA: next, BaseSHA: strings.Repeat("0", 40)})
+			e.srv.SetDiff(pubPR, shiftedDiff)
+			res := inlineResult(t, shiftedDiff, 10)
+			res.HeadSHA = next
+			res.Findings = []finding.Finding{res.Findings[0], res.Findings[2]} // #2 fixed
+			res.Findings[1].Number = 2
+			_, body := e.publishInline(t, res)
+
+			after := e.srv.ReviewComments(pubPR)
+			if !strings.Contains(after[1].Body, "Resolved in "+next) {
+				t.Errorf("the fixed finding's comment has no note:\n%s", after[1].Body)
+			}
+			if e.srv.Resolved(rc[0].ID) {
+				t.Error("the thread of a finding still reported was resolved")
+			}
+			const why = "needs the workflow permission `contents: write`"
+			if contents == "write" {
+				if !e.srv.Resolved(rc[1].ID) {
+					t.Error("the fixed finding's thread is still open")
+				}
+				if strings.Contains(body, why) {
+					t.Errorf("the report says a thread stays open:\n%s", body)
+				}
+				return
+			}
+			if e.srv.Resolved(rc[1].ID) {
+				t.Error("resolved under contents: read")
+			}
+			if n := strings.Count(body, why); n != 1 {
+				t.Errorf("Coverage says why the thread stays open %d times; want once:\n%s", n, body)
+			}
+		})
+	}
+}

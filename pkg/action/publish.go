@@ -151,11 +151,14 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 	if superseded {
 		p.a.AddStepSummary(report.JobSummary(res, ro))
 		chk := report.Check(res, ro)
-		out.CheckWritten = p.check(ctx, res, &chk)
+		out.CheckWritten = p.check(ctx, res, &chk, 0)
 		return out
 	}
 	if c.Inline && c.Mode == ModeComment && !res.Skipped {
 		ro.Inline = p.inlineReview(ctx, res, ro)
+		if ro.Inline != nil && len(ro.Inline.Notices) > 0 {
+			res.Coverage.Notices = append(slices.Clip(res.Coverage.Notices), ro.Inline.Notices...)
+		}
 	}
 	summary := report.JobSummary(res, ro)
 	p.a.AddStepSummary(summary)
@@ -171,15 +174,22 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		// Rule 3: a `skipped` check, so a required check does not hold a
 		// dependency bump forever. Rule 4: the same head's earlier verdict.
 		chk := report.Check(res, ro)
-		out.CheckWritten = p.check(ctx, res, &chk)
+		var carried int64
+		if res.SkipRule == skip.RuleReviewed && res.Unreviewed == nil {
+			carried = res.CarriedFrom // the same head's report, carried forward
+		}
+		out.CheckWritten = p.check(ctx, res, &chk, carried)
 		out.Conclusion = chk.Conclusion
-		if own := p.own(pr.Comments, p.bot); res.SkipRule == skip.RuleReviewed && res.Unreviewed == nil && len(own) > 0 {
-			out.CommentURL = own[0].HTMLURL // the report that was carried forward
+		for _, cm := range pr.Comments {
+			if carried != 0 && cm.ID == carried {
+				out.CommentURL = cm.HTMLURL
+			}
 		}
 		return out
 	}
 
 	readOnly := false
+	var reportID int64 // the report comment the check run names
 	if c.Mode == ModeComment {
 		body := report.Comment(res, ro)
 		if body == "" && len(p.own(pr.Comments, p.bot)) > 0 {
@@ -189,7 +199,7 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 			loud.Quiet = false
 			body = report.Comment(res, loud)
 		}
-		url, err := p.comment(ctx, pr, body)
+		posted, err := p.comment(ctx, pr, body)
 		var pe *github.PermissionError
 		switch {
 		case errors.As(err, &pe):
@@ -198,10 +208,10 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 		case err != nil:
 			p.a.Errorf("anchor-review could not post the report comment: %s", err.Error())
 		}
-		out.CommentURL = url
+		out.CommentURL, reportID = posted.HTMLURL, posted.ID
 	}
 	chk := report.Check(res, ro)
-	out.CheckWritten = p.check(ctx, res, &chk)
+	out.CheckWritten = p.check(ctx, res, &chk, reportID)
 	if !out.CheckWritten {
 		readOnly = true
 	}
@@ -218,8 +228,9 @@ func (p publisher) publish(ctx context.Context, c PublishOptions, res review.Res
 // returns; nothing else is read). A finding whose dismissal needs its
 // lines read reads them at res's head.
 func (p publisher) applyDismissals(ctx context.Context, res review.Result, pr *review.PR) review.Result {
-	_, m, ok := skip.LastReportComment(skipComments(pr.Comments), p.bot)
-	if !ok || len(m.Dismissals) == 0 {
+	found := review.FindReport(ctx, p.gh, p.owner, p.repo, pr.Comments, p.bot)
+	m := found.Meta
+	if !found.OK || len(m.Dismissals) == 0 {
 		return res
 	}
 	read := func(ctx context.Context, path string) (string, bool, error) {
@@ -247,8 +258,10 @@ func (p publisher) reread(ctx context.Context, pr *review.PR, res review.Result)
 		p.logf("anchor-review: could not re-read the comments before publishing (%v); using those read at the start", err)
 		return pr, false
 	}
-	now, okNow := skip.LastReport(skipComments(fresh), p.bot)
-	then, okThen := skip.LastReport(skipComments(pr.Comments), p.bot)
+	// LastClaim, not the ownership test: a report whose check run a
+	// concurrent run is still writing must count here.
+	now, okNow := skip.LastClaim(review.SkipComments(fresh), p.bot)
+	then, okThen := skip.LastClaim(review.SkipComments(pr.Comments), p.bot)
 	out := &review.PR{Info: pr.Info, Comments: fresh}
 	if !okNow || now.HeadSHA == res.HeadSHA || (okThen && now.HeadSHA == then.HeadSHA) {
 		return out, false
@@ -273,14 +286,6 @@ func halfLeft(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 }
 
-func skipComments(cs []github.Comment) []skip.Comment {
-	out := make([]skip.Comment, len(cs))
-	for i, c := range cs {
-		out[i] = skip.Comment{ID: c.ID, Author: c.Author, Body: c.Body}
-	}
-	return out
-}
-
 func short(sha string) string {
 	if len(sha) > 7 {
 		return sha[:7]
@@ -291,11 +296,19 @@ func short(sha string) string {
 // check creates the check run; false when the token may not write checks.
 // GitHub may refuse action_required (422): the run then fails instead,
 // never turns green, and chk.Conclusion says so.
-func (p publisher) check(ctx context.Context, res review.Result, chk *report.CheckOutput) bool {
+//
+// comment is the report comment the run goes with (0: none): the run's
+// external_id names it, which is what makes the comment ours to a later
+// run (skip.Ours). Only a run published with, or carrying the verdict of,
+// the comment's report at the comment's head may name it.
+func (p publisher) check(ctx context.Context, res review.Result, chk *report.CheckOutput, comment int64) bool {
 	if res.HeadSHA == "" {
 		return true
 	}
 	cr := github.CheckRun{Name: CheckName, HeadSHA: res.HeadSHA, Status: "completed", Conclusion: chk.Conclusion, Title: chk.Title, Summary: chk.Summary}
+	if comment > 0 {
+		cr.ExternalID = marker.CheckRef(comment)
+	}
 	if chk.Conclusion == report.ConclusionActionRequired {
 		cr.DetailsURL = p.prURL
 	}
@@ -330,7 +343,7 @@ func (p publisher) check(ctx context.Context, res review.Result, chk *report.Che
 // duplicates are found by the real author. When an edit fails, the run
 // posts a fresh report and removes the stale one it could not edit: no
 // comment may keep a verdict that this run contradicts.
-func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (string, error) {
+func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (github.Comment, error) {
 	var stale []github.Comment // reports this run could not edit
 	if own := p.own(pr.Comments, p.bot); len(own) > 0 {
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, own[0].ID, body)
@@ -339,12 +352,12 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 		case err == nil:
 			p.logf("anchor-review: edited the report comment %s", edited.HTMLURL)
 			p.remove(ctx, own[1:])
-			return edited.HTMLURL, nil
+			return edited, nil
 		case errors.Is(err, github.ErrNotFound):
 			// Deleted since Stage 1 read it: post the report anew.
 			p.logf("anchor-review: the report comment %d is gone; posting a new one", own[0].ID)
 		case errors.As(err, &pe):
-			return "", err
+			return github.Comment{}, err
 		default:
 			p.a.Warningf("anchor-review could not edit the report comment %d (%s); posting a fresh report and removing the stale one", own[0].ID, err.Error())
 			stale = own
@@ -354,11 +367,11 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 		// report.Comment renders nothing only under quiet with nothing to
 		// say; a review that could not run is always reported.
 		p.logf("anchor-review: quiet mode and nothing to report: no comment posted")
-		return "", nil
+		return github.Comment{}, nil
 	}
 	created, err := p.gh.CreateComment(ctx, p.owner, p.repo, p.n, body)
 	if err != nil {
-		return "", err
+		return github.Comment{}, err
 	}
 	author := p.bot
 	if created.Author != "" && !strings.EqualFold(created.Author, p.bot) {
@@ -370,12 +383,12 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 	cancel()
 	if err != nil {
 		p.remove(ctx, stale) // created; the duplicate check is best effort
-		return created.HTMLURL, nil
+		return created, nil
 	}
 	own := p.own(all, author)
 	if len(own) == 1 && own[0].ID == created.ID || len(own) == 0 {
 		p.logf("anchor-review: posted the report comment %s", created.HTMLURL)
-		return created.HTMLURL, nil
+		return created, nil
 	}
 	keep := own[0]
 	if len(stale) > 0 || author != p.bot {
@@ -396,12 +409,12 @@ func (p publisher) comment(ctx context.Context, pr *review.PR, body string) (str
 		// oldest survives and carries this run's body.
 		edited, err := p.gh.EditComment(ctx, p.owner, p.repo, keep.ID, body)
 		if err != nil {
-			return keep.HTMLURL, err
+			return github.Comment{HTMLURL: keep.HTMLURL}, err
 		}
 		keep = edited
 		p.logf("anchor-review: merged a concurrent duplicate into %s", keep.HTMLURL)
 	}
-	return keep.HTMLURL, nil
+	return keep, nil
 }
 
 // remove deletes report comments; a failure is logged, and a report that

@@ -14,6 +14,7 @@ import (
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
+	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/report"
@@ -51,6 +52,11 @@ type GitHub interface {
 	DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error
 	// ReplyToReviewComment answers in an inline thread (dismissals).
 	ReplyToReviewComment(ctx context.Context, owner, repo string, n int, id int64, body string) (github.Comment, error)
+	// GraphQL: the review threads of a PR and resolving one (threads
+	// close when fixed), and a branch's merge queue (merge groups).
+	ReviewThreads(ctx context.Context, owner, repo string, n int) ([]github.Thread, error)
+	ResolveReviewThread(ctx context.Context, id string) error
+	MergeQueue(ctx context.Context, owner, repo, branch string) ([]github.QueueEntry, error)
 }
 
 // Deps are the concrete clients main builds for a run.
@@ -79,7 +85,7 @@ type Deps struct {
 }
 
 // CheckName is the check run's name, the one branch protection requires.
-const CheckName = "anchor-review"
+const CheckName = marker.CheckName
 
 // ErrDeadline is the cause of a review cut by the run's deadline
 // (deadline-minutes).
@@ -150,6 +156,14 @@ func Run(ctx context.Context, c Config, d Deps) error {
 			d.Actions.Errorf("anchor-review: %s", escapeLine(report.Redact(err.Error(), c.Secrets())))
 			setNotReviewed(d.Actions)
 		}
+		return err
+	}
+	if ev.MergeGroup != nil {
+		// A merge queue's group: concluded from the reviews of its pull
+		// requests, with no model call.
+		g := groupGate{gh: d.GitHub, n: ActionsNotifier{d.Actions}, logf: logf, c: c, ev: ev}
+		out, err := g.run(ctx)
+		setOutputs(d.Actions, out)
 		return err
 	}
 	if ev.Commenter != "" {

@@ -76,9 +76,13 @@ func wantedKey(err error) bool {
 // noSecretsRun reports whether err is only an empty api-key on a run that
 // GitHub gives no secrets: a pull request from a fork, or one Dependabot
 // triggered. Such a run still gets the skip pre-check.
+//
+// A merge group needs no key either: its check is concluded from the
+// reviews of its pull requests, with no model call, and a run that stopped
+// at the missing key would leave the queue waiting on the check.
 func noSecretsRun(cfg action.Config, err error, getenv func(string) string) bool {
 	var ce *action.ConfigError
-	return errors.As(err, &ce) && ce.Only("api-key") && noSecrets(cfg, getenv)
+	return errors.As(err, &ce) && ce.Only("api-key") && (cfg.EventName == action.EventMergeGroup || noSecrets(cfg, getenv))
 }
 
 // noSecrets reports whether GitHub gives this run no secrets: a pull

@@ -166,6 +166,12 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	})
 	srv.SetDiff(pr.Number, string(patch))
 	for _, c := range comments {
+		if c.Author == "github-actions[bot]" {
+			// The Action's own earlier report, posted with the check run
+			// that names it.
+			srv.AddReport(pr.Number, c.Author, c.Body)
+			continue
+		}
 		srv.AddComment(pr.Number, c.Author, c.Body)
 	}
 	if err := serveTree(srv, path.Join(dir, "head"), pr.HeadSHA, ".txt"); err != nil {

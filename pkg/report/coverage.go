@@ -101,6 +101,15 @@ func (d *doc) coverage(b *strings.Builder) {
 		b.WriteString("**Not reviewed:** none.\n\n")
 	}
 
+	if len(c.Notices) > 0 {
+		b.WriteString("**Notices:**\n\n")
+		var ns []string
+		for _, n := range c.Notices {
+			ns = append(ns, clip(Sanitize(n, o), reasonMax*2))
+		}
+		writeList(b, ns)
+	}
+
 	if len(d.r.Demoted) > 0 {
 		b.WriteString("**Demoted findings:**\n\n")
 		var dem []string

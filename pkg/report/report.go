@@ -118,6 +118,9 @@ type InlineStatus struct {
 	// are the publisher's own sentences (file names already sanitized by
 	// the caller or absent).
 	NotPosted []string
+	// Notices are the publisher's sentences for Coverage (an inline thread
+	// that could not be resolved, and why).
+	Notices []string
 }
 
 // normalize fills defaults from the Result.

@@ -43,6 +43,8 @@ type Result struct {
 	// Carried is the earlier report's metadata when rule 4 fired, or when
 	// on-new-commits is skip and the new commits were skipped.
 	Carried *marker.Meta `json:"carried,omitempty"`
+	// CarriedFrom is the id of the report comment rule 4 carried.
+	CarriedFrom int64 `json:"carried_from,omitempty"`
 	// Unreviewed is set when on-new-commits skip left new commits
 	// unreviewed: the check on the new head must not be green.
 	Unreviewed *Unreviewed `json:"unreviewed,omitempty"`
@@ -177,6 +179,10 @@ type Coverage struct {
 	// Settings says where each effective setting came from (an input, the
 	// configuration file, or the default); the action fills it in.
 	Settings []Setting `json:"settings,omitempty"`
+	// Notices are sentences of the Action's own about how the run went
+	// that Coverage states once each: a comment ignored as no report of
+	// ours, a thread that could not be resolved, and why.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // ConfigUse records the repository configuration of a review.

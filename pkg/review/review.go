@@ -31,6 +31,9 @@ type GitHub interface {
 	FileBytes(ctx context.Context, owner, repo, path, ref string, limit int64) (content string, found, whole bool, err error)
 	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
 	Compare(ctx context.Context, owner, repo, base, head string) (github.Comparison, error)
+	// CheckRunsOn lists a commit's check runs by name: the ownership test
+	// of a report (skip.Ours) reads them.
+	CheckRunsOn(ctx context.Context, owner, repo, sha, name string) ([]github.CheckRunRef, error)
 }
 
 // ErrNeedsModel is returned by a PrecheckOnly review whose pull request
