@@ -120,6 +120,12 @@ type Meta struct {
 	// a push changed their lines (the re-review decided it), the newest
 	// MaxResolved.
 	Resolved []Resolved `json:"resolved,omitempty"`
+	// Incremental counts the reviews of this PR (of Reviews) that were
+	// incremental re-reviews (release 4; absent before). Only they can
+	// find a finding acted on, so stats judges acted-on rates by them: a
+	// team that rebases gets whole-PR re-reviews, and a rate of 0 there
+	// says nothing about the findings.
+	Incremental int `json:"incremental,omitempty"`
 }
 
 // Usage is a persona's (or the validator's) running total over a PR's
@@ -366,7 +372,7 @@ func (m Meta) check() error {
 		return fmt.Errorf("blocking %d is negative", m.Blocking)
 	}
 	if m.Version == 1 && (m.Heads != nil || m.Findings != nil || m.Truncated || m.Incomplete ||
-		m.Reviews != 0 || m.Usage != nil || m.ValidatorUsage != nil || m.Resolved != nil) {
+		m.Reviews != 0 || m.Usage != nil || m.ValidatorUsage != nil || m.Resolved != nil || m.Incremental != 0) {
 		return fmt.Errorf("version 1 carries no heads or findings")
 	}
 	if len(m.Heads) > MaxHeads {
@@ -392,6 +398,9 @@ func (m Meta) check() error {
 func (m Meta) checkStats() error {
 	if m.Reviews < 0 {
 		return fmt.Errorf("reviews %d is negative", m.Reviews)
+	}
+	if m.Incremental < 0 || m.Incremental > m.Reviews {
+		return fmt.Errorf("incremental %d is not within 0..reviews (%d)", m.Incremental, m.Reviews)
 	}
 	if len(m.Usage) > MaxUsage {
 		return fmt.Errorf("%d usage entries; at most %d", len(m.Usage), MaxUsage)

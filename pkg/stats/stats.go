@@ -20,8 +20,8 @@
 package stats
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,21 +38,31 @@ type Source interface {
 	EachRepoIssueComment(ctx context.Context, owner, repo string, since time.Time, visit func(github.Comment) error) error
 	EachRepoReviewComment(ctx context.Context, owner, repo string, since time.Time, visit func(github.Comment) error) error
 	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
+	EachOrgRepo(ctx context.Context, org string, visit func(github.RepoSummary) error) error
 }
 
-// Defaults of the suggestion's thresholds.
+// Defaults of the suggestion's thresholds and the organization's listing.
 const (
-	// DefaultMinFindings is the fewest posted findings a persona needs
-	// before stats suggests dropping it: below, a low rate is noise.
+	// DefaultMinFindings is the fewest findings a persona needs, posted
+	// on pull requests that got an incremental re-review, before stats
+	// suggests removing it: below, a low rate is noise.
 	DefaultMinFindings = 20
 	// DefaultMinRate is the acted-on rate below which a persona is
-	// suggested for dropping.
+	// suggested for removal.
 	DefaultMinRate = 0.10
+	// DefaultLimit and MaxLimit bound the repositories --org reads.
+	DefaultLimit = 100
+	MaxLimit     = 1000
 )
 
 // Options say what to read and how to judge it.
 type Options struct {
-	Owner, Repo string
+	// Repos are the repositories to read ("owner/name"), in order; or
+	// Org, whose Limit most recently pushed repositories are read (the
+	// archived ones left out: nothing reviews them any more).
+	Repos []string
+	Org   string
+	Limit int
 	// Since is the start of the period; Until its end, for the record
 	// (the API cannot bound a listing above, and reports written after
 	// Until are counted too).
@@ -63,9 +73,9 @@ type Options struct {
 	// DefaultMinFindings, DefaultMinRate).
 	MinFindings int
 	MinRate     float64
-	// Known are the persona names a personas configuration may list
-	// besides the ones seen (the shipped personas), in their order.
-	Known []string
+	// ServerURL is the GitHub web host (default https://github.com):
+	// the only host a link in printed text may keep, as in every report.
+	ServerURL string
 	// Progress, when set, is told how the reading goes.
 	Progress func(format string, args ...any)
 }
@@ -76,6 +86,12 @@ func (o *Options) defaults() {
 	}
 	if o.MinRate <= 0 {
 		o.MinRate = DefaultMinRate
+	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultLimit
+	}
+	if o.ServerURL == "" {
+		o.ServerURL = "https://github.com"
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
@@ -102,26 +118,81 @@ type inlineSeen struct {
 }
 
 // Collect reads the period's pull requests, reports and inline comments
-// from src and adds them up.
+// of every repository o names from src and adds them up. With Repos, a
+// repository that cannot be read is an error naming it; with Org, it is
+// listed in the report as not read and the others count.
 func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 	o.defaults()
+	repos := o.Repos
+	t := newTally(o)
+	if o.Org != "" {
+		var err error
+		if repos, err = orgRepos(ctx, src, o, t); err != nil {
+			return nil, err
+		}
+	}
+	for _, full := range repos {
+		owner, name, _ := strings.Cut(full, "/")
+		prs, err := read(ctx, src, owner, name, o)
+		var ae *github.APIError
+		switch {
+		case err != nil && o.Org != "" && errors.As(err, &ae) && (ae.Status == 403 || ae.Status == 404):
+			t.notRead(full, err)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", full, err)
+		}
+		t.repository(full, prs)
+	}
+	return t.report(), nil
+}
+
+// orgRepos lists the organization's repositories to read: the o.Limit
+// most recently pushed that are not archived.
+func orgRepos(ctx context.Context, src Source, o Options, t *tally) ([]string, error) {
+	var repos []string
+	archived := 0
+	err := src.EachOrgRepo(ctx, o.Org, func(r github.RepoSummary) error {
+		if r.Archived {
+			archived++
+			return nil
+		}
+		if len(repos) == o.Limit {
+			t.r.Beyond++
+			return nil
+		}
+		repos = append(repos, r.FullName)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.r.Archived = archived
+	o.Progress("stats: %d repositories of %s to read (%d archived left out, %d beyond --limit)", len(repos), o.Org, archived, t.r.Beyond)
+	return repos, nil
+}
+
+// read gathers one repository's pull requests updated in the period, with
+// their reports and inline comments.
+func read(ctx context.Context, src Source, owner, name string, o Options) (map[int]*pr, error) {
 	prs := map[int]*pr{}
-	err := src.EachPullUpdatedSince(ctx, o.Owner, o.Repo, o.Since, func(p github.PullSummary) error {
+	full := owner + "/" + name
+	err := src.EachPullUpdatedSince(ctx, owner, name, o.Since, func(p github.PullSummary) error {
 		prs[p.Number] = &pr{summary: p}
 		if len(prs)%100 == 0 {
-			o.Progress("stats: %d pull requests updated since %s so far", len(prs), o.Since.Format(time.DateOnly))
+			o.Progress("stats: %s: %d pull requests updated since %s so far", full, len(prs), o.Since.Format(time.DateOnly))
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Progress("stats: %d pull requests updated since %s", len(prs), o.Since.Format(time.DateOnly))
+	o.Progress("stats: %s: %d pull requests updated since %s", full, len(prs), o.Since.Format(time.DateOnly))
 
 	seen := 0
-	err = src.EachRepoIssueComment(ctx, o.Owner, o.Repo, o.Since, func(c github.Comment) error {
+	err = src.EachRepoIssueComment(ctx, owner, name, o.Since, func(c github.Comment) error {
 		if seen++; seen%1000 == 0 {
-			o.Progress("stats: %d comments read", seen)
+			o.Progress("stats: %s: %d comments read", full, seen)
 		}
 		p := prs[c.Issue]
 		if p == nil || !strings.EqualFold(c.Author, o.BotLogin) || !marker.HasReport(c.Body) {
@@ -143,13 +214,13 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 			reports++
 		}
 	}
-	o.Progress("stats: %d comments read, %d reports of %s", seen, reports, o.BotLogin)
+	o.Progress("stats: %s: %d comments read, %d reports of %s", full, seen, reports, o.BotLogin)
 
 	// An inline comment older than the period on a pull request reviewed
 	// in it is not in the repository's listing: those pull requests are
 	// read whole below, and only the others take their comments from it.
 	readWhole := func(p *pr) bool { return p.report != nil && p.summary.CreatedAt.Before(o.Since) }
-	err = src.EachRepoReviewComment(ctx, o.Owner, o.Repo, o.Since, func(c github.Comment) error {
+	err = src.EachRepoReviewComment(ctx, owner, name, o.Since, func(c github.Comment) error {
 		if p := prs[c.Issue]; p != nil && p.report != nil && !readWhole(p) {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)
@@ -166,7 +237,7 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 		if !readWhole(p) {
 			continue
 		}
-		cs, err := src.ReviewComments(ctx, o.Owner, o.Repo, n)
+		cs, err := src.ReviewComments(ctx, owner, name, n)
 		if err != nil {
 			return nil, err
 		}
@@ -176,10 +247,10 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 			}
 		}
 		if older++; older%100 == 0 {
-			o.Progress("stats: inline comments of %d pull requests opened before the period read", older)
+			o.Progress("stats: %s: inline comments of %d pull requests opened before the period read", full, older)
 		}
 	}
-	return add(prs, o), nil
+	return prs, nil
 }
 
 // ours reads one of our inline comments: the marker on its first line,
@@ -227,108 +298,4 @@ func sortedNumbers(prs map[int]*pr) []int {
 	}
 	slices.Sort(ns)
 	return ns
-}
-
-// add turns what was read into the report.
-func add(prs map[int]*pr, o Options) *Report {
-	r := &Report{
-		Repository: o.Owner + "/" + o.Repo, Since: o.Since, Until: o.Until, BotLogin: o.BotLogin,
-		MinFindings: o.MinFindings, MinRate: o.MinRate,
-	}
-	byName := map[string]*Persona{}
-	persona := func(name string) *Persona {
-		name = cmp.Or(name, Unattributed)
-		if byName[name] == nil {
-			byName[name] = &Persona{Name: name}
-		}
-		return byName[name]
-	}
-	validator := &Persona{Name: "validator"}
-	for _, n := range sortedNumbers(prs) {
-		p := prs[n]
-		r.Totals.PullRequests++
-		switch {
-		case p.report == nil || p.report.updated.Before(o.Since):
-			r.Totals.WithoutReport++
-			continue
-		case p.report.err != nil:
-			r.Totals.UnreadableReports++
-			r.Unreadable = append(r.Unreadable, fmt.Sprintf("#%d: %v", n, p.report.err))
-			continue
-		}
-		m := p.report.meta
-		r.Totals.Reviewed++
-		if m.Reviews == 0 {
-			// Written before release 3 (every later report counts its
-			// reviews, even one that made no model call and so has no
-			// usage entry), or trimmed of its totals to fit: its findings
-			// count, its usage and what became of its findings are not
-			// recorded.
-			r.Totals.OlderReports++
-			r.Totals.Reviews += max(len(m.Heads), 1)
-			for _, f := range m.Findings {
-				persona(f.Reviewer).Posted++
-			}
-		} else {
-			r.Totals.Reviews += m.Reviews
-			for _, u := range m.Usage {
-				persona(u.Name).addUsage(u)
-			}
-			if m.ValidatorUsage != nil {
-				validator.addUsage(*m.ValidatorUsage)
-			}
-		}
-		reviewerOf := map[string]string{}
-		for _, f := range m.Findings {
-			if f.Inline != "" {
-				reviewerOf[f.Inline] = f.Reviewer
-			}
-		}
-		for _, f := range m.Resolved {
-			if f.Inline != "" {
-				reviewerOf[f.Inline] = f.Reviewer
-			}
-		}
-		dismissed := map[string]string{} // finding key → reviewer
-		for _, ic := range p.inline {
-			who, known := reviewerOf[ic.fingerprint]
-			if !known {
-				who = ic.reviewer
-			}
-			if ic.up > 0 {
-				persona(who).ThumbsUp++
-			}
-			if ic.down > 0 {
-				persona(who).ThumbsDown++
-				if ic.resolvedIn == "" {
-					dismissed[ic.fingerprint] = who
-				}
-			}
-		}
-		if p.summary.Merged && p.summary.HeadSHA == m.HeadSHA {
-			for _, f := range m.Findings {
-				key := cmp.Or(f.Inline, "finding:"+f.Fingerprint)
-				if _, ok := dismissed[key]; !ok {
-					dismissed[key] = f.Reviewer
-				}
-			}
-		}
-		for _, who := range dismissed {
-			persona(who).Dismissed++
-		}
-	}
-	for _, p := range byName {
-		p.finish()
-		r.Personas = append(r.Personas, *p)
-	}
-	slices.SortFunc(r.Personas, func(a, b Persona) int {
-		return cmp.Or(cmp.Compare(b.Posted, a.Posted), cmp.Compare(b.Calls, a.Calls), strings.Compare(a.Name, b.Name))
-	})
-	if validator.Calls > 0 || validator.Reviews > 0 {
-		validator.finish()
-		r.Validator = validator
-	}
-	r.total()
-	r.suggest(o.Known)
-	return r
 }

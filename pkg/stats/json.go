@@ -1,0 +1,50 @@
+package stats
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/anchor-review/anchor-review/pkg/report"
+)
+
+// JSON encodes the report for machines. Text from reports, repositories
+// and errors is cleaned as a log line is (no line breaks, control or
+// invisible characters such as a right-to-left override) and redacted of
+// anything shaped like a secret; a consumer that renders it as Markdown
+// must still escape it, as for any JSON.
+func (r *Report) JSON() ([]byte, error) {
+	c := *r
+	clean := func(s string) string { return report.Redact(report.LogLine(s), nil) }
+	cleanAll := func(ss []string) []string {
+		out := slices.Clone(ss)
+		for i := range out {
+			out[i] = clean(out[i])
+		}
+		return out
+	}
+	c.Personas = slices.Clone(r.Personas)
+	for i := range c.Personas {
+		c.Personas[i].Name = clean(c.Personas[i].Name)
+	}
+	c.Repositories = slices.Clone(r.Repositories)
+	for i := range c.Repositories {
+		c.Repositories[i].Name = clean(c.Repositories[i].Name)
+	}
+	c.Idle = slices.Clone(r.Idle)
+	for i := range c.Idle {
+		c.Idle[i].Name = clean(c.Idle[i].Name)
+	}
+	if r.Suggestion != nil {
+		s := *r.Suggestion
+		s.Remove = cleanAll(s.Remove)
+		c.Suggestion = &s
+	}
+	c.Org, c.BotLogin = clean(r.Org), clean(r.BotLogin)
+	c.Kept, c.TooFew, c.TooFewPushes = cleanAll(r.Kept), cleanAll(r.TooFew), cleanAll(r.TooFewPushes)
+	c.Unreadable, c.NotRead = cleanAll(r.Unreadable), cleanAll(r.NotRead)
+	b, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
