@@ -90,7 +90,7 @@ func collectStats(tb testing.TB, gh *githubtest.Server, progress func(string, ..
 		tb.Fatal(err)
 	}
 	r, err := stats.Collect(context.Background(), c, stats.Options{
-		Owner: "octocat", Repo: "Hello-World", BotLogin: statsBot, Known: persona.Names(),
+		Repos: []string{"octocat/Hello-World"}, BotLogin: statsBot,
 		Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC),
 		Progress: progress,
 	})
