@@ -122,7 +122,7 @@ func TestActionYML(t *testing.T) {
 			t.Errorf("action.yml output %s has no description", out.name)
 		}
 	}
-	spec := []string{"skipped", "skip-reason", "findings", "verdict", "conclusion", "comment-url", "report-path", "sarif-path"} // sarif-path: SPEC 7.4
+	spec := []string{"skipped", "skip-reason", "findings", "verdict", "conclusion", "comment-url", "report-path", "sarif-path", "cost"} // sarif-path: SPEC 7.4
 	if !reflect.DeepEqual(gotOut, spec) || !reflect.DeepEqual(Outputs(), spec) {
 		t.Errorf("outputs: action.yml %q, Outputs() %q; want %q", gotOut, Outputs(), spec)
 	}

@@ -72,6 +72,13 @@ const (
 // DefaultDeadlineMinutes bounds a whole run (input deadline-minutes).
 const DefaultDeadlineMinutes = 15
 
+// Bounds of the model-timeout input: a call shorter than 10 s cannot read
+// a prompt; none may outlast the longest run.
+const (
+	MinModelTimeout = 10 * time.Second
+	MaxModelTimeout = MaxDeadlineMinutes * time.Minute
+)
+
 // Modes of the mode input.
 const (
 	ModeComment    = "comment"
@@ -119,13 +126,14 @@ const (
 	OutputCommentURL = "comment-url"
 	OutputReportPath = "report-path"
 	OutputSARIFPath  = "sarif-path"
+	OutputCost       = "cost"
 )
 
 // Outputs lists the step outputs in the order action.yml declares them.
 func Outputs() []string {
 	return []string{
 		OutputSkipped, OutputSkipReason, OutputFindings, OutputVerdict,
-		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath,
+		OutputConclusion, OutputCommentURL, OutputReportPath, OutputSARIFPath, OutputCost,
 	}
 }
 
@@ -157,6 +165,7 @@ func Inputs() []Input {
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
 		{Name: "max-input-tokens", Default: strconv.Itoa(DefaultMaxInputTokens)},
 		{Name: "deadline-minutes", Default: strconv.Itoa(DefaultDeadlineMinutes)},
+		{Name: "model-timeout"},
 		{Name: "validator-batching", Default: DefaultValidatorBatching},
 		{Name: "cache-warmup", Default: strconv.FormatBool(DefaultCacheWarmup)},
 		{Name: "bot-login", Default: DefaultBotLogin},
@@ -206,6 +215,9 @@ type Config struct {
 	// Deadline bounds the whole run, publishing included (input
 	// deadline-minutes); tests may set less than a minute.
 	Deadline time.Duration
+	// ModelTimeout bounds one model call (input model-timeout); 0 derives
+	// it from Deadline (ModelTime).
+	ModelTimeout time.Duration
 	// APIType is the endpoint's request shape: llm.APITypeAuto (Azure
 	// when the host is Azure's), llm.APITypeOpenAI or llm.APITypeAzure.
 	APIType string
@@ -343,10 +355,8 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 
 	c.Personas = splitList(in["personas"])
 	known := append(persona.Names(), extraPersonas...)
-	for _, name := range c.Personas {
-		if !slices.Contains(known, name) {
-			p.add("personas", fmt.Sprintf("unknown persona %q (known: %s)", name, strings.Join(known, ", ")))
-		}
+	if msg := UnknownPersonas(c.Personas, known); msg != "" {
+		p.add("personas", msg)
 	}
 
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)
@@ -373,6 +383,7 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 		p.add("pricing", strings.TrimPrefix(err.Error(), pricing.ErrInvalid.Error()+": "))
 	}
 	c.Deadline = time.Duration(p.number("deadline-minutes", in["deadline-minutes"], MinDeadlineMinutes, MaxDeadlineMinutes)) * time.Minute
+	c.ModelTimeout = modelTimeout(p, in["model-timeout"], c.Deadline)
 
 	c.Incomplete = strings.ToLower(strings.TrimSpace(in["incomplete"]))
 	if c.Incomplete != review.IncompleteFailure && c.Incomplete != review.IncompleteNeutral {
@@ -510,6 +521,119 @@ func httpURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("%s://%s: credentials in the URL are not allowed", u.Scheme, u.Hostname())
 	}
 	return u, nil
+}
+
+// UnknownPersonas says which of names are not in known, each with the
+// known name it is likely a typo of, and then the known names, once: ""
+// when every name is known.
+func UnknownPersonas(names, known []string) string {
+	var bad []string
+	for _, n := range names {
+		if slices.Contains(known, n) {
+			continue
+		}
+		s := strconv.Quote(n)
+		if m := closest(n, known); m != "" {
+			s += fmt.Sprintf(" (did you mean %q?)", m)
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	what := "unknown persona "
+	if len(bad) > 1 {
+		what = "unknown personas "
+	}
+	return what + strings.Join(bad, ", ") + "; known: " + strings.Join(known, ", ")
+}
+
+// closest is the name in known within two edits of s (the fewest; the
+// first of equals), or "".
+func closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (persona names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// CheckBaseURL checks a model endpoint (the base-url input, --base-url):
+// an absolute http or https URL without credentials. The error never
+// echoes the value, which may carry a password.
+func CheckBaseURL(s string) error {
+	_, err := httpURL(s)
+	return err
+}
+
+// modelTimeout reads the model-timeout input: a duration with its unit
+// (90s, 5m), within MinModelTimeout..MaxModelTimeout and no longer than
+// the run's deadline; "" is 0, derived from the deadline (ModelTime).
+func modelTimeout(p *problems, s string, deadline time.Duration) time.Duration {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if _, nerr := strconv.Atoi(s); nerr == nil {
+			p.add("model-timeout", fmt.Sprintf("%q has no unit: write %ss or %sm", s, s, s))
+		} else {
+			p.add("model-timeout", fmt.Sprintf("%q is not a duration such as 90s or 5m", s))
+		}
+		return 0
+	}
+	switch {
+	case d < MinModelTimeout || d > MaxModelTimeout:
+		p.add("model-timeout", fmt.Sprintf("%v is not within %v..%v", d, MinModelTimeout, MaxModelTimeout))
+		return 0
+	case deadline > 0 && d > deadline:
+		p.add("model-timeout", fmt.Sprintf("%v is longer than the run's deadline (deadline-minutes %d)", d, int(deadline/time.Minute)))
+		return 0
+	}
+	return d
+}
+
+// ModelTime is what the model client may spend: call bounds one call
+// (model-timeout, or by default a quarter of the review's time, at least
+// llm.DefaultCallTimeout), budget all model work: the run's deadline less
+// the publishing reserve, so a slow model has the whole review's time and
+// the report still gets posted. A call never outlasts the budget.
+func (c Config) ModelTime() (call, budget time.Duration) {
+	deadline := c.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadlineMinutes * time.Minute
+	}
+	budget = deadline - publishReserve(deadline)
+	call = c.ModelTimeout
+	if call <= 0 {
+		call = max(budget/4, llm.DefaultCallTimeout)
+	}
+	return min(call, budget), budget
 }
 
 // NeedsKey reports whether the endpoint base needs an api-key for certain:

@@ -219,6 +219,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"deadline-minutes zero", with(minimal(), "INPUT_DEADLINE-MINUTES", "0"), []string{"deadline-minutes"}},
 		{"deadline-minutes past a job's 6 hours", with(minimal(), "INPUT_DEADLINE-MINUTES", "361"), []string{"deadline-minutes"}},
 		{"deadline-minutes not a number", with(minimal(), "INPUT_DEADLINE-MINUTES", "1.5"), []string{"deadline-minutes"}},
+		{"model-timeout without a unit", with(minimal(), "INPUT_MODEL-TIMEOUT", "300"), []string{"model-timeout"}},
+		{"model-timeout not a duration", with(minimal(), "INPUT_MODEL-TIMEOUT", "five minutes"), []string{"model-timeout"}},
+		{"model-timeout below 10s", with(minimal(), "INPUT_MODEL-TIMEOUT", "5s"), []string{"model-timeout"}},
+		{"model-timeout past the deadline", with(minimal(), "INPUT_MODEL-TIMEOUT", "16m"), []string{"model-timeout"}},
 		{"fail-on P4", with(minimal(), "INPUT_FAIL-ON", "P4"), []string{"fail-on"}},
 		{"fail-on high", with(minimal(), "INPUT_FAIL-ON", "high"), []string{"fail-on"}},
 		{"exclude bad glob", with(minimal(), "INPUT_EXCLUDE", "ok/**\nsrc/[abc"), []string{"exclude"}},
@@ -433,5 +437,54 @@ func TestNeedsKey(t *testing.T) {
 		if got := NeedsKey(u); got != want {
 			t.Errorf("NeedsKey(%q) = %v; want %v", u, got, want)
 		}
+	}
+}
+
+// TestModelTime: the model-time budget follows deadline-minutes (less the
+// publishing reserve), and the per-call timeout is model-timeout or, by
+// default, a quarter of that, at least llm.DefaultCallTimeout, never more
+// than the budget.
+func TestModelTime(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		deadline, timeout string
+		call, budget      time.Duration
+	}{
+		{"15", "", 195 * time.Second, 13 * time.Minute},
+		{"60", "", 870 * time.Second, 58 * time.Minute},
+		{"60", "5m", 5 * time.Minute, 58 * time.Minute},
+		{"5", "", 2 * time.Minute, 4 * time.Minute},
+		{"1", "", 48 * time.Second, 48 * time.Second},
+		{"1", "55s", 48 * time.Second, 48 * time.Second},
+	}
+	for _, tt := range tests {
+		c, err := LoadConfig(env(with(minimal(), "INPUT_DEADLINE-MINUTES", tt.deadline, "INPUT_MODEL-TIMEOUT", tt.timeout)))
+		if err != nil {
+			t.Fatalf("deadline %s, model-timeout %q: %v", tt.deadline, tt.timeout, err)
+		}
+		call, budget := c.ModelTime()
+		if call != tt.call || budget != tt.budget {
+			t.Errorf("deadline %s, model-timeout %q: call %v, budget %v; want %v, %v", tt.deadline, tt.timeout, call, budget, tt.call, tt.budget)
+		}
+	}
+}
+
+// TestUnknownPersonas: a typo is named once with the persona it is likely
+// meant to be, and the known names are listed once, however many names are
+// unknown.
+func TestUnknownPersonas(t *testing.T) {
+	t.Parallel()
+	_, err := LoadConfig(env(with(minimal(), "INPUT_PERSONAS", "secrity, corectness, zzzzzz")))
+	if err == nil {
+		t.Fatal("LoadConfig accepted unknown personas")
+	}
+	msg := err.Error()
+	for _, want := range []string{`"secrity" (did you mean "security"?)`, `"corectness" (did you mean "correctness"?)`, `"zzzzzz"; known: `} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if n := strings.Count(msg, "maintainability"); n != 1 {
+		t.Errorf("the known names are listed %d times; want once:\n%s", n, msg)
 	}
 }

@@ -87,14 +87,19 @@ func oneOf(v string, allowed []string) string {
 
 // stepOutputs lists the documented outputs of o, enums checked.
 func stepOutputs(o StepOutputs) [][2]string {
+	findings := strconv.Itoa(o.Findings)
+	if o.Findings < 0 {
+		findings = "" // not known (FindingsUnknown)
+	}
 	return [][2]string{
 		{OutputSkipped, strconv.FormatBool(o.Skipped)},
 		{OutputSkipReason, o.SkipReason},
-		{OutputFindings, strconv.Itoa(o.Findings)},
+		{OutputFindings, findings},
 		{OutputVerdict, oneOf(o.Verdict, verdictValues)},
 		{OutputConclusion, oneOf(o.Conclusion, conclusionValues)},
 		{OutputCommentURL, o.CommentURL},
 		{OutputReportPath, o.ReportPath},
 		{OutputSARIFPath, o.SARIFPath},
+		{OutputCost, o.Cost},
 	}
 }

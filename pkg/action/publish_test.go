@@ -92,7 +92,7 @@ func (e *pubEnv) publish(t *testing.T, gh action.GitHub, mode string, quiet bool
 	t.Helper()
 	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: mode, FailOn: "P1", Quiet: quiet}
 	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: pubHead, FailOn: "P1", Quiet: quiet}
-	return action.Publish(context.Background(), gh, e.n, t.Logf, po, res, pr, ro)
+	return action.Publish(context.Background(), action.PublishDeps{GitHub: gh, Notifier: e.n, Logf: t.Logf}, po, res, pr, ro)
 }
 
 // writes are the requests that change state on GitHub.

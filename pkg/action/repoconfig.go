@@ -3,6 +3,7 @@ package action
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,6 +180,10 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 	return nil
 }
 
+// cliInputs are the inputs outside the repository configuration that the
+// command line also mirrors, checked as the Action checks them.
+var cliInputs = []string{"bot-login", "deadline-minutes", "model-timeout"}
+
 // ReviewConfig is the configuration of a review outside Actions (the
 // review command): set holds the inputs given, by input name and spelled as
 // a workflow would spell them; the others take their action.yml defaults.
@@ -187,7 +192,7 @@ func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 // default, which the repository configuration may then change (pass
 // RepoConfig.Configure to the review). Credentials, the event and the
 // runner environment are the caller's: only problems of the inputs that
-// shape a review (FileKeys, and bot-login) are reported, as a *ConfigError.
+// shape a review (FileKeys, and cliInputs) are reported, as a *ConfigError.
 func ReviewConfig(set map[string]string) (Config, error) {
 	in := make(map[string]string)
 	explicit := make(map[string]bool)
@@ -207,7 +212,7 @@ func ReviewConfig(set map[string]string) (Config, error) {
 	}
 	var kept []Problem
 	for _, p := range ce.Problems {
-		if _, shapes := fileKeyOf(p.Input); shapes || p.Input == "bot-login" {
+		if _, shapes := fileKeyOf(p.Input); shapes || slices.Contains(cliInputs, p.Input) {
 			kept = append(kept, p)
 		}
 	}

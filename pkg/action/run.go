@@ -229,13 +229,15 @@ func Run(ctx context.Context, c Config, d Deps) error {
 		pr = &review.PR{}
 	}
 	ro := report.Options{ServerURL: c.ServerURL, Repo: ev.Owner + "/" + ev.Repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: c.Secrets(), Version: d.Version, Pricing: c.Pricing}
+	cost := report.EstimateCost(res, c.Pricing)
+	res.Cost = &cost
 	// Once publishing starts it finishes: a cancellation now would leave a
 	// report without its check (or the reverse). It ends by the run's
 	// deadline, and has at least half its reserve even when the review
 	// overran its cut.
 	pctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), later(deadline, time.Now().Add(reserve/2)))
 	defer cancel()
-	out := Publish(pctx, d.GitHub, ActionsNotifier{d.Actions}, logf, PublishOptions{
+	out := Publish(pctx, PublishDeps{GitHub: d.GitHub, Notifier: ActionsNotifier{d.Actions}, Logf: logf}, PublishOptions{
 		Owner: ev.Owner, Repo: ev.Repo, PR: ev.PRNumber, BotLogin: c.BotLogin,
 		Mode: c.Mode, FailOn: c.FailOn, Quiet: c.Quiet, Inline: c.Inline,
 	}, res, pr, ro)
@@ -311,13 +313,18 @@ func Outcome(res review.Result, out StepOutputs, failOn string, reviewErr error)
 
 // StepOutputs are the step outputs of one run (SPEC section 3).
 type StepOutputs struct {
-	Skipped             bool
-	SkipReason          string
+	Skipped    bool
+	SkipReason string
+	// Findings counts the findings of the report the outputs describe:
+	// this review's, or on a rule-4 skip the carried report's;
+	// FindingsUnknown when that report does not record them all.
 	Findings            int
 	Verdict, Conclusion string
 	CommentURL          string
 	ReportPath          string
 	SARIFPath           string
+	// Cost is this run's estimated cost (pricing.Estimate.Output).
+	Cost string
 	// Blocking counts posted findings that meet fail-on (not an output).
 	Blocking int
 	// CheckWritten is true when the check run was created (not an output).
@@ -328,7 +335,7 @@ type StepOutputs struct {
 // skipped, and no count, verdict or conclusion that could read as clean.
 func setNotReviewed(a *githubactions.Action) {
 	writeOutputs(a, [][2]string{{OutputSkipped, "false"}, {OutputSkipReason, ""}, {OutputFindings, ""},
-		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}})
+		{OutputVerdict, ""}, {OutputConclusion, ""}, {OutputCommentURL, ""}, {OutputReportPath, ""}, {OutputSARIFPath, ""}, {OutputCost, ""}})
 }
 
 func setOutputs(a *githubactions.Action, o StepOutputs) { writeOutputs(a, stepOutputs(o)) }
@@ -377,6 +384,14 @@ func (n ActionsNotifier) Annotate(level, file string, line, endLine int, title, 
 	a.Warningf("%s", escapeLine(message))
 }
 
+// PublishDeps are what Publish writes through: GitHub, the notifier that
+// takes what GitHub cannot, and the log.
+type PublishDeps struct {
+	GitHub   GitHub
+	Notifier Notifier
+	Logf     func(string, ...any)
+}
+
 // PublishOptions say where and how to publish.
 type PublishOptions struct {
 	Owner, Repo string
@@ -393,12 +408,29 @@ type PublishOptions struct {
 // one) and the check run, and always the job summary. A token that may not
 // write gets no retry storm: the report goes to the notifier instead and the
 // log names the missing permission. It returns the step outputs.
-func Publish(ctx context.Context, gh GitHub, n Notifier, logf func(string, ...any), po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
-	p := publisher{gh: gh, a: n, logf: logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
+func Publish(ctx context.Context, d PublishDeps, po PublishOptions, res review.Result, pr *review.PR, ro report.Options) StepOutputs {
+	p := publisher{gh: d.GitHub, a: d.Notifier, logf: d.Logf, owner: po.Owner, repo: po.Repo, n: po.PR, bot: po.BotLogin}
 	if pr != nil && pr.Info != nil {
 		p.prURL = pr.Info.HTMLURL
 	}
-	return p.publish(ctx, po, res, pr, ro)
+	out := p.publish(ctx, po, res, pr, ro)
+	out.Cost = report.EstimateCost(res, ro.Pricing).Output()
+	if res.Skipped && res.SkipRule == skip.RuleReviewed && res.Carried != nil && res.Unreviewed == nil {
+		// Rule 4 carries the earlier report: its verdict and check, and so
+		// its count of findings, never a 0 beside a carried not-ready.
+		out.Findings = carriedFindings(res.Carried)
+	}
+	return out
+}
+
+// carriedFindings counts the findings of a carried report, -1 when its
+// metadata does not record them all (a version 1 line, or more than
+// marker.MaxFindings).
+func carriedFindings(m *marker.Meta) int {
+	if m.Version < 2 || m.Truncated {
+		return -1
+	}
+	return len(m.Findings)
 }
 
 type publisher struct {

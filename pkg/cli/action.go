@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -45,7 +44,9 @@ func runAction(ctx context.Context, f *Factory) error {
 	}
 	var model llm.Completer // none without a key: only the pre-check runs
 	if missingKey == nil {
-		m, err := newModel(modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient})
+		mc := modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient}
+		mc.CallTimeout, mc.Budget = cfg.ModelTime()
+		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)
 		}
@@ -103,10 +104,8 @@ func loadTeam(restrict []string) ([]persona.Persona, error) {
 	for _, p := range all {
 		names = append(names, p.Name)
 	}
-	for _, r := range restrict {
-		if !slices.Contains(names, r) {
-			return nil, fmt.Errorf("%w: input personas: unknown persona %q (known: %s)", action.ErrUsage, r, strings.Join(names, ", "))
-		}
+	if msg := action.UnknownPersonas(restrict, names); msg != "" {
+		return nil, fmt.Errorf("%w: input personas: %s", action.ErrUsage, msg)
 	}
 	return all, nil
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -215,7 +216,7 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	res.Coverage.Settings = rc.Settings
 	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
-	out := action.Publish(ctx, gh, n, w.logf, action.PublishOptions{
+	out := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: n, Logf: w.logf}, action.PublishOptions{
 		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
 		Inline: inlineReview,
 	}, res, got, ro)
@@ -254,7 +255,11 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	if len(srv.CheckRuns()) == 0 {
 		fmt.Fprintln(stdout, "== No check run (skipped before review).")
 	}
-	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%d\n", out.Skipped, out.Verdict, out.Conclusion, out.Findings)
+	findings := strconv.Itoa(out.Findings)
+	if out.Findings < 0 {
+		findings = "" // the carried report does not record them all
+	}
+	fmt.Fprintf(stdout, "\noutputs: skipped=%t verdict=%s conclusion=%s findings=%s cost=%s\n", out.Skipped, out.Verdict, out.Conclusion, findings, out.Cost)
 	// The demo always exits 0 (it demonstrates; it does not gate): it says
 	// what the Action's step would have exited with instead.
 	code := ExitCode(action.Outcome(res, out, "P1", err))

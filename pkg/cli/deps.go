@@ -62,6 +62,9 @@ type modelConfig struct {
 	Schemas map[string][]byte
 	// HTTPClient sends the requests; nil is llm's default.
 	HTTPClient *http.Client
+	// CallTimeout bounds one call and Budget all model work
+	// (action.Config.ModelTime: model-timeout and deadline-minutes).
+	CallTimeout, Budget time.Duration
 }
 
 // newModel builds the real model client over an OpenAI-compatible endpoint.
@@ -78,5 +81,7 @@ func newModel(c modelConfig) (*llm.Client, error) {
 		Schemas:         c.Schemas,
 		UserAgent:       version.UserAgent(),
 		HTTPClient:      c.HTTPClient,
+		CallTimeout:     c.CallTimeout,
+		Budget:          c.Budget,
 	})
 }

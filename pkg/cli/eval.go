@@ -77,10 +77,14 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	case *runs > 1 && *record != "":
 		return fmt.Errorf("%w: --record keeps one run's answers; use it with --runs 1", ErrUsage)
 	}
+	var unknown []string
 	for _, p := range personas {
 		if !eval.KnownPersona(p) {
-			return fmt.Errorf("%w: --personas: unknown persona %q (known: %s)", ErrUsage, p, strings.Join(persona.Names(), ", "))
+			unknown = append(unknown, p)
 		}
+	}
+	if msg := action.UnknownPersonas(unknown, persona.Names()); msg != "" {
+		return fmt.Errorf("%w: --personas: %s", ErrUsage, msg)
 	}
 	if *check {
 		return checkCorpus(suites, stdout)
@@ -117,6 +121,9 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
+		if err := action.CheckBaseURL(mc.BaseURL); err != nil {
+			return fmt.Errorf("%w: --base-url (or $OPENAI_BASE_URL): %w", ErrUsage, err)
+		}
 		if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 			return fmt.Errorf("%w: --live needs OPENAI_API_KEY or --api-key", ErrUsage)
 		}

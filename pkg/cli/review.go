@@ -41,7 +41,8 @@ type reviewFlags struct {
 	local                                      *localChange // not a flag: the change readLocal read
 	exclude, personas                          listFlag
 	maxValidations, maxConcurrency, maxCalls   int
-	maxInputTokens                             int
+	maxInputTokens, deadlineMinutes            int
+	modelTimeout                               string
 	validatorBatching                          string
 	cacheWarmup                                bool
 	pricing                                    string
@@ -58,6 +59,7 @@ var mirrored = []string{
 	"model", "strong-model", "validator-model", "fail-on", "exclude", "personas",
 	"max-validations", "max-concurrency", "max-llm-calls", "max-input-tokens",
 	"validator-batching", "cache-warmup", "bot-login", "quiet", "on-new-commits",
+	"deadline-minutes", "model-timeout",
 }
 
 // inputs spells the mirrored flags given on the command line as a
@@ -126,6 +128,8 @@ func runReview(ctx context.Context, fac *Factory, args []string) error {
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
 	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
+	fl.IntVar(&f.deadlineMinutes, "deadline-minutes", action.DefaultDeadlineMinutes, "minutes all model work may take (1..360)")
+	fl.StringVar(&f.modelTimeout, "model-timeout", "", "how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m; at most --deadline-minutes)")
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
 	fl.BoolVar(&f.cacheWarmup, "cache-warmup", action.DefaultCacheWarmup, "send one call of each round first, the rest at its first token, so they reuse the provider's prompt cache")
 	fl.StringVar(&f.pricing, "pricing", "", "prices per million tokens for the estimated cost: \"INPUT, CACHED, OUTPUT\" for every model, or \"MODEL = INPUT, CACHED, OUTPUT\" lines (default: the built-in list prices)")
@@ -172,6 +176,10 @@ Flags:`)
 	if mc.APIType, mc.APIVersion, err = action.ParseAPI(f.apiType, f.apiVersion); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	if err := action.CheckBaseURL(mc.BaseURL); err != nil {
+		return fmt.Errorf("%w: --base-url (or $OPENAI_BASE_URL): %w", ErrUsage, err)
+	}
+	mc.CallTimeout, mc.Budget = f.cfg.ModelTime()
 	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}
@@ -294,7 +302,7 @@ func reviewWith(ctx context.Context, o reviewOptions) error {
 		if f.post {
 			c := rc.Config
 			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
-			posted := action.Publish(ctx, gh, &textNotifier{w: stderr}, logf, action.PublishOptions{
+			posted := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: &textNotifier{w: stderr}, Logf: logf}, action.PublishOptions{
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: c.BotLogin, Mode: review.ModeComment, FailOn: c.FailOn, Quiet: c.Quiet,
 			}, res, pr, ro)
 			out = &posted
@@ -322,16 +330,18 @@ func reviewWith(ctx context.Context, o reviewOptions) error {
 	// A local change (--diff, --base) is on no server: its report links
 	// no file (a permalink would name a commit GitHub never saw).
 	ro := report.Options{ServerURL: serverURL, Repo: f.repo, Local: f.pr == 0, HeadSHA: res.HeadSHA, FailOn: failOn, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
+	cost := report.EstimateCost(res, f.prices)
+	res.Cost = &cost
 	if f.asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode result: %w", err)
 		}
 		fmt.Fprintf(stdout, "%s\n", report.RedactJSON(b, ro.Secrets))
-	} else if res.Skipped {
-		fmt.Fprintln(stdout, report.JobSummary(res, ro))
 	} else {
-		fmt.Fprintln(stdout, report.Comment(res, ro))
+		// The report as its reader sees it: the hidden lines are for the
+		// next run, which reads them from the posted comment.
+		fmt.Fprintln(stdout, report.Text(res, ro))
 	}
 	if out != nil {
 		if out.CommentURL != "" {

@@ -159,8 +159,8 @@ func TestReviewLocalDiff(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Fatalf("review: got error %v; want %v\nstderr:\n%s", err, tt.wantErr, stderr)
 			}
-			if first, _, _ := strings.Cut(stdout, "\n"); first != marker.Report {
-				t.Errorf("first line: got %q; want the marker %q", first, marker.Report)
+			if first, _, _ := strings.Cut(stdout, "\n"); !strings.HasPrefix(first, "## anchor-review: ") || strings.Contains(stdout, "<!--") {
+				t.Errorf("first line: got %q; want the heading, and no hidden line anywhere\n%s", first, stdout)
 			}
 			if got := strings.Contains(stdout, findingRow); got != tt.wantFound {
 				t.Errorf("report lists %q: got %t; want %t\n%s", invoiceTitle, got, tt.wantFound, stdout)
@@ -420,8 +420,8 @@ func TestReviewPR(t *testing.T) {
 			if !errors.Is(err, action.ErrBlocking) {
 				t.Fatalf("review: got error %v; want ErrBlocking (a P1 finding)\n%s", err, stderr)
 			}
-			if first, _, _ := strings.Cut(stdout, "\n"); first != marker.Report {
-				t.Errorf("first line: got %q; want %q", first, marker.Report)
+			if first, _, _ := strings.Cut(stdout, "\n"); !strings.HasPrefix(first, "## anchor-review: ") || strings.Contains(stdout, "<!--") {
+				t.Errorf("first line: got %q; want the heading, and no hidden line anywhere\n%s", first, stdout)
 			}
 			if !strings.Contains(stdout, invoiceTitle) {
 				t.Errorf("report lacks the finding:\n%s", stdout)
@@ -492,6 +492,12 @@ func TestReviewUsage(t *testing.T) {
 		{name: "max-input-tokens too small", args: append([]string{"--max-input-tokens", "1000"}, pr...), want: "--max-input-tokens"},
 		{name: "validator-batching unknown", args: append([]string{"--validator-batching", "batched"}, pr...), want: `--validator-batching: "batched" is not one of`},
 		{name: "extra argument", args: append([]string{"extra"}, pr...), want: "unexpected arguments"},
+		{name: "model-timeout without a unit", args: append([]string{"--model-timeout", "300"}, pr...), want: `--model-timeout: "300" has no unit`},
+		{name: "model-timeout past the deadline", args: append([]string{"--model-timeout", "20m"}, pr...), want: "--model-timeout: 20m0s is longer than the run's deadline (deadline-minutes 15)"},
+		{name: "model-timeout too short", args: append([]string{"--model-timeout", "1s"}, pr...), want: "--model-timeout: 1s is not within 10s..6h0m0s"},
+		{name: "deadline-minutes 0", args: append([]string{"--deadline-minutes", "0"}, pr...), want: "--deadline-minutes"},
+		// The value is not echoed: a mistyped URL may carry a password.
+		{name: "ftp base-url", args: append([]string{"--base-url", "ftp://u:secret-pw@x/v1", "--api-key", "k"}, pr...), local: true, want: `--base-url (or $OPENAI_BASE_URL): a "ftp" URL is not an http(s) URL`},
 		{name: "unknown persona", args: append([]string{"--personas", "correctness,nosuch"}, pr...), want: `unknown persona "nosuch"`},
 		{name: "bad exclude glob", args: append([]string{"--exclude", "src/[a-"}, pr...), want: "src/[a-"},
 		{name: "default endpoint without key", args: pr, local: true, want: "no model API key"},
@@ -516,6 +522,9 @@ func TestReviewUsage(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got message %q; want it to mention %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "secret-pw") {
+				t.Errorf("the message %q echoes the URL's password", err)
 			}
 			if stdout != "" {
 				t.Errorf("stdout: got %q; want nothing", stdout)
@@ -698,12 +707,19 @@ func TestReviewGitBaseDescribesChange(t *testing.T) {
 			if len(reqs) != 1 || !strings.Contains(messagesOf(reqs[0]), tt.wantTitle) {
 				t.Errorf("the persona prompt lacks the title %q", tt.wantTitle)
 			}
-			meta, err := marker.ParseMeta(stdout)
-			if err != nil {
-				t.Fatalf("the report's meta: %v\n%s", err, stdout)
+			if strings.Contains(stdout, "<!--") {
+				t.Errorf("the printed report has a hidden line:\n%s", stdout)
 			}
-			if meta.HeadSHA != head {
-				t.Errorf("meta head_sha %q; want HEAD %q", meta.HeadSHA, head)
+			js, _, err := run(t, noEnv, append(args, "--json")...)
+			if err != nil {
+				t.Fatalf("review --base --json: %v", err)
+			}
+			var res review.Result
+			if err := json.Unmarshal([]byte(js), &res); err != nil {
+				t.Fatalf("the JSON result: %v\n%s", err, js)
+			}
+			if res.HeadSHA != head {
+				t.Errorf("head_sha %q; want HEAD %q", res.HeadSHA, head)
 			}
 			if strings.Contains(stderr, "could not be read") {
 				t.Errorf("unexpected unread-file warning: %s", stderr)

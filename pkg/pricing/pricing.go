@@ -53,6 +53,39 @@ func (p Price) Cost(t Tokens) float64 {
 	return (float64(uncached)*p.Input + float64(cached)*p.CachedInput + float64(max(t.Completion, 0))*p.Output) / 1e6
 }
 
+// Estimate is a review's estimated cost as the report JSON and the cost
+// step output give it (report.EstimateCost computes it).
+type Estimate struct {
+	// USD sums the priced calls, in US dollars; nil when the endpoint
+	// reported no token usage for the calls made (a $0 would be a claim).
+	USD *float64 `json:"usd"`
+	// Complete is true when every model called has a price, so USD covers
+	// every call; false when Unpriced lists models whose calls it leaves out.
+	Complete bool     `json:"complete"`
+	Unpriced []string `json:"unpriced_models,omitempty"`
+	// Calls and the token counts are what the sum prices.
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Output is the estimate as the cost step output gives it: the figure
+// the report's Coverage shows, without the dollar sign ("0.0123"; six
+// decimals below $0.0001, where Coverage says "under"), "0" for a run that
+// made no model call, and empty when it is not known for
+// every call (a model without a price, or no usage reported).
+func (e Estimate) Output() string {
+	if e.USD == nil || !e.Complete {
+		return ""
+	}
+	if *e.USD > 0 && *e.USD < 0.0001 {
+		// Coverage says "under $0.0001"; a machine gets the figure.
+		return strconv.FormatFloat(*e.USD, 'f', 6, 64)
+	}
+	return strings.TrimPrefix(Format(*e.USD), "$")
+}
+
 // Table resolves a model's price: the pricing input's line for the model,
 // else its line for every model, else the built-in table. The zero Table
 // is the built-in table alone.

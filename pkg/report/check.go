@@ -118,8 +118,8 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	}
 	label := carriedLabel(c.Verdict)
 	short := strings.Trim(shaText(c.HeadSHA, o), "`")
-	if u := r.Unreviewed; u != nil {
-		return unreviewedCheck(r, o, limit, out, label, short, blocking)
+	if r.Unreviewed != nil {
+		return unreviewedCheck(r, o, limit, out)
 	}
 	out.Title = clipPlain(sanitizePlain(fmt.Sprintf("Verdict carried from the review of %s: %s", short, label), o), annotationTitleMax)
 	b.WriteString("## anchor-review: verdict carried forward\n\n")
@@ -136,7 +136,9 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 // unreviewedCheck is the new head's check under on-new-commits skip:
 // failure when the earlier verdict was blocking, else action_required,
 // titled with the number of unreviewed commits and how to review them.
-func unreviewedCheck(r review.Result, o Options, limit int, out CheckOutput, label, short string, blocking int) CheckOutput {
+func unreviewedCheck(r review.Result, o Options, limit int, out CheckOutput) CheckOutput {
+	_, blocking := Conclusion(r, o.FailOn)
+	label, short := carriedLabel(r.Carried.Verdict), strings.Trim(shaText(r.Carried.HeadSHA, o), "`")
 	commits := "New commits"
 	if n := r.Unreviewed.Commits; n > 0 {
 		commits = plural(n, "commit", "commits")

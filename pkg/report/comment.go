@@ -63,6 +63,17 @@ func Comment(r review.Result, o Options) string {
 	return newDoc(r, o).fit(view{marker: true}, o.MaxLen, inRunes)
 }
 
+// Text renders the report for a terminal (the review command's output):
+// the comment as its reader sees it, without the hidden marker and
+// metadata lines, which only the next run reads. o.Quiet does not apply.
+func Text(r review.Result, o Options) string {
+	o = o.normalize(r)
+	if r.Skipped {
+		return skippedLine(r, o) + "\n"
+	}
+	return newDoc(r, o).fit(view{}, o.MaxLen, inRunes)
+}
+
 // JobSummary renders the report for the Actions job summary: the comment
 // body (without the hidden lines) plus the P0 findings below the comment
 // bar. For a skipped Result it is one line naming the rule. o.Quiet does

@@ -53,6 +53,35 @@ func costs(r review.Result, t pricing.Table) []callerCost {
 	return out
 }
 
+// EstimateCost is the review's estimated cost: every persona's calls at
+// its own model's price and the validator's at the validator model's, from
+// t. It is the one computation of the figure: Coverage shows it, the
+// report JSON and the cost step output give it, and the metadata that
+// `stats` sums records it per persona (statsMeta).
+func EstimateCost(r review.Result, t pricing.Table) pricing.Estimate {
+	e := pricing.Estimate{Complete: true}
+	total, tokens := 0.0, 0
+	for _, c := range costs(r, t) {
+		e.Calls += c.usage.Calls
+		e.PromptTokens += c.usage.PromptTokens
+		e.CachedTokens += c.usage.CachedTokens
+		e.CompletionTokens += c.usage.CompletionTokens
+		tokens += c.usage.PromptTokens + c.usage.CompletionTokens
+		if !c.priced {
+			e.Complete = false
+			if !slices.Contains(e.Unpriced, c.model) {
+				e.Unpriced = append(e.Unpriced, c.model)
+			}
+			continue
+		}
+		total += c.cost
+	}
+	if e.Calls == 0 || tokens > 0 {
+		e.USD = &total
+	}
+	return e
+}
+
 // writeCost is Coverage's estimated cost: the sum when every model that
 // was called has a price, and which model has none otherwise; an unpriced
 // model's tokens are never priced by a guess.
@@ -70,7 +99,7 @@ func writeCost(b *strings.Builder, r review.Result, o Options) {
 		b.WriteString("**Estimated cost:** not shown: the model endpoint reported no token usage.\n\n")
 		return
 	}
-	total := 0.0
+	total := *EstimateCost(r, o.Pricing).USD
 	var unpriced []string
 	type used struct {
 		model, source string
@@ -85,7 +114,6 @@ func writeCost(b *strings.Builder, r review.Result, o Options) {
 			}
 			continue
 		}
-		total += c.cost
 		if !slices.ContainsFunc(models, func(u used) bool { return u.model == c.model }) {
 			models = append(models, used{c.model, c.source, c.price})
 		}

@@ -2,11 +2,13 @@ package report
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
@@ -132,5 +134,46 @@ func TestTrimmedTotalsReadAsNotRecorded(t *testing.T) {
 	}
 	if trimmed == 0 {
 		t.Fatal("no length trimmed the totals; the test shows nothing")
+	}
+}
+
+// TestEstimateCost: the report JSON's and the cost output's figure is the
+// one Coverage shows; it is empty when a model called has no price or no
+// usage was reported, and 0 for a run that made no call.
+func TestEstimateCost(t *testing.T) {
+	t.Parallel()
+	noUsage := pricedResult("gpt-4.1-mini", "gpt-4.1-mini")
+	noUsage.Coverage.Personas[0].Usage = review.Usage{Calls: 2}
+	noUsage.Coverage.Usage = review.Usage{Calls: 3}
+	tests := []struct {
+		name     string
+		r        review.Result
+		output   string
+		complete bool
+		usd      bool // USD set
+		unpriced []string
+	}{
+		{"priced", pricedResult("gpt-4.1-mini", "gpt-4.1-mini"), "0.292", true, true, nil},
+		{"validator unpriced", pricedResult("gpt-4.1-mini", "llama3.1:8b"), "", false, true, []string{"llama3.1:8b"}},
+		{"nothing priced", pricedResult("llama3.1:8b", "llama3.1:8b"), "", false, true, []string{"llama3.1:8b"}},
+		{"no usage reported", noUsage, "", true, false, nil},
+		{"no call (a skip)", review.Result{Skipped: true, SkipRule: 4}, "0", true, true, nil},
+	}
+	for _, tt := range tests {
+		e := EstimateCost(tt.r, pricing.Table{})
+		if got := e.Output(); got != tt.output {
+			t.Errorf("%s: output %q; want %q", tt.name, got, tt.output)
+		}
+		if e.Complete != tt.complete || (e.USD != nil) != tt.usd || !slices.Equal(e.Unpriced, tt.unpriced) {
+			t.Errorf("%s: %+v; want complete %t, usd set %t, unpriced %q", tt.name, e, tt.complete, tt.usd, tt.unpriced)
+		}
+		if tt.output != "" && tt.output != "0" {
+			if body := JobSummary(tt.r, Options{}); !strings.Contains(body, "**Estimated cost:** $"+tt.output+":") {
+				t.Errorf("%s: Coverage does not show $%s:\n%s", tt.name, tt.output, body)
+			}
+		}
+	}
+	if e := EstimateCost(pricedResult("gpt-4.1-mini", "gpt-4.1-mini"), pricing.Table{}); e.Calls != 3 || e.PromptTokens != 1_100_000 {
+		t.Errorf("the estimate prices %d calls, %d prompt tokens; want the run's 3, 1,100,000", e.Calls, e.PromptTokens)
 	}
 }

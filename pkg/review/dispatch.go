@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -19,9 +18,11 @@ import (
 // Each goroutine writes its own slot, so the output order is fixed. With
 // o.WarmCache the first persona's call of each part goes first, streamed,
 // and the rest of the part's calls follow at its first token (or its end,
-// when none comes): by then the provider has read its prompt, so its
-// prompt cache can serve the shared prefix when they arrive, at the cost
-// of one time-to-first-token rather than one whole latency.
+// when none comes, or after Options.WarmupHold): by then the provider has
+// read its prompt, so its prompt cache can serve the shared prefix when
+// they arrive, at the cost of one time-to-first-token rather than one
+// whole latency. A provider that reports no cached tokens for the first
+// call released so stops the warming (warmth).
 func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []PersonaRun) {
 	o, team, parts, pc, calls := rn.o, rn.team, rn.parts, rn.pc, rn.calls
 	type slot struct {
@@ -72,10 +73,12 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 	for i := range team {
 		for j := range parts {
 			g.Go(func() error {
-				if warm && i > 0 {
-					ready[j].wait(gctx)
-				}
+				released := warm && i > 0 && rn.warm.follow(gctx, ready[j])
 				call(gctx, i, j)
+				if released {
+					s := slots[i][j]
+					rn.warm.observe(s.resp.Usage, s.err)
+				}
 				return nil // one persona's failure never stops the others
 			})
 		}
@@ -126,25 +129,6 @@ func (rn *reviewRun) dispatch(ctx context.Context) ([]synth.PersonaResult, []Per
 		runs[i] = run
 	}
 	return results, runs
-}
-
-// release is a one-way gate: closed by the first open, waited on by the
-// calls that follow a cache warm-up.
-type release struct {
-	once sync.Once
-	ch   chan struct{}
-}
-
-func newRelease() *release { return &release{ch: make(chan struct{})} }
-
-func (r *release) open() { r.once.Do(func() { close(r.ch) }) }
-
-// wait returns once the gate is open or ctx is done.
-func (r *release) wait(ctx context.Context) {
-	select {
-	case <-r.ch:
-	case <-ctx.Done():
-	}
 }
 
 // decodeStrict decodes schema-checked JSON, refusing unknown fields a second

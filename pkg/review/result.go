@@ -7,6 +7,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/diff"
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/pricing"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
 
@@ -36,6 +37,9 @@ type Result struct {
 	SkipRule int    `json:"skip_rule"` // 1..4 when Skipped
 	// SkipReason is a human sentence, e.g. "pull request is a draft".
 	SkipReason string `json:"skip_reason,omitempty"`
+	// Cost is this run's estimated cost (report.EstimateCost), set by the
+	// Action and the command line before the result is written.
+	Cost *pricing.Estimate `json:"cost,omitempty"`
 	// Carried is the earlier report's metadata when rule 4 fired, or when
 	// on-new-commits is skip and the new commits were skipped.
 	Carried *marker.Meta `json:"carried,omitempty"`

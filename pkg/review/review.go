@@ -10,6 +10,7 @@ package review
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/llm"
@@ -107,6 +108,9 @@ type Options struct {
 	// part of the diff, then one validator call) and the rest once it
 	// answered, so a provider's prompt cache holds their shared prefix.
 	WarmCache bool
+	// WarmupHold bounds how long a call waits for its round's warm-up; 0
+	// means DefaultWarmupHold.
+	WarmupHold time.Duration
 	// Suggestions asks the personas for committable suggestions (the
 	// inline input, which posts them); off, their answer format does not
 	// ask for one.

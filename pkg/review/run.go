@@ -51,10 +51,12 @@ type runInput struct {
 // is its own. It lives for one call of run (or of an incremental review
 // with nothing new to dispatch).
 type reviewRun struct {
-	r   *Reviewer
-	o   Options
-	res *Result
-	in  runInput
+	r *Reviewer
+	// warm is the run's cache warm-up policy.
+	warm *warmth
+	o    Options
+	res  *Result
+	in   runInput
 	// heads is the run's one head-file cache: new and carried findings in
 	// the same file cost one read, and context, synthesis and the
 	// validator share it.
@@ -87,6 +89,7 @@ type reviewRun struct {
 func newRun(r *Reviewer, o Options, res *Result, in runInput) *reviewRun {
 	rn := &reviewRun{r: r, o: o, res: res, in: in, heads: newFileCache(in.head), pc: in.prompt, notReviewed: in.notReviewed}
 	rn.pc.Suggestions, rn.pc.Fence = o.Suggestions, o.Fence
+	rn.warm = newWarmth(&rn.o)
 	return rn
 }
 

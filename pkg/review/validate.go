@@ -113,7 +113,7 @@ func (rn *reviewRun) validate(ctx context.Context, pass *validation) (kept, unch
 // validatePerFinding makes one validator call per finding of order.
 func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
 	o, gated, order, verdicts := rn.o, v.gated, v.order, v.verdicts
-	phased(ctx, o.MaxConcurrency, len(order), o.WarmCache, func(ctx context.Context, k int) {
+	phased(ctx, o.MaxConcurrency, len(order), rn.warm, func(ctx context.Context, k int) {
 		i := order[k]
 		f := gated[i]
 		content, found, err := rn.head(ctx, f.File)
@@ -144,8 +144,8 @@ func (rn *reviewRun) validatePerFinding(ctx context.Context, v *validation) {
 // (its first streamed token, or its end): a provider's prompt cache then
 // holds the prefix they share when they arrive. fn(0)'s context carries
 // the release (see warmUp).
-func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Context, k int)) {
-	warm = warm && n > 1
+func phased(ctx context.Context, limit, n int, w *warmth, fn func(ctx context.Context, k int)) {
+	warm := w.active() && n > 1
 	ready := newRelease()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(limit)
@@ -155,9 +155,8 @@ func phased(ctx context.Context, limit, n int, warm bool, fn func(ctx context.Co
 			case warm && k == 0:
 				defer ready.open()
 				fn(context.WithValue(gctx, warmUpKey{}, ready), k)
-			case warm:
-				ready.wait(gctx)
-				fn(gctx, k)
+			case warm && w.follow(gctx, ready):
+				fn(context.WithValue(gctx, followerKey{}, true), k)
 			default:
 				fn(gctx, k)
 			}
@@ -205,6 +204,9 @@ func (rn *reviewRun) ask(ctx context.Context, req llm.Request) (llm.Response, er
 	resp, err := rn.r.Model.Complete(ctx, req)
 	if llm.Fatal(err) {
 		calls.halt(err)
+	}
+	if ctx.Value(followerKey{}) != nil {
+		rn.warm.observe(resp.Usage, err)
 	}
 	rn.usageMu.Lock()
 	rn.res.Coverage.Usage.add(resp)

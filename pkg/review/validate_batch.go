@@ -44,7 +44,7 @@ func (rn *reviewRun) validatePerFile(ctx context.Context, v *validation) {
 			verdicts[i] = failedVerdict(reason)
 		}
 	}
-	phased(ctx, o.MaxConcurrency, len(files), o.WarmCache, func(gctx context.Context, k int) {
+	phased(ctx, o.MaxConcurrency, len(files), rn.warm, func(gctx context.Context, k int) {
 		file := files[k]
 		content, found, err := rn.head(gctx, file)
 		if err != nil {

@@ -112,6 +112,8 @@ type Server struct {
 	URL string
 
 	srv *httptest.Server
+	// handler serves every request (Handler).
+	handler http.Handler
 
 	mu       sync.Mutex
 	nextID   int64
@@ -189,13 +191,18 @@ func New() *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})
-	s.srv = httptest.NewServer(s.front(mux))
+	s.handler = s.front(mux)
+	s.srv = httptest.NewServer(s.handler)
 	s.URL = s.srv.URL
 	return s
 }
 
 // Close shuts the server down.
 func (s *Server) Close() { s.srv.Close() }
+
+// Handler is the server's handler, for a client that serves requests in
+// memory (internal/memhttp).
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // HTTPClient returns a client wired to the server.
 func (s *Server) HTTPClient() *http.Client { return s.srv.Client() }

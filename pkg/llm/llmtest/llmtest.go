@@ -132,6 +132,10 @@ func New() *Server {
 // Close shuts the server down.
 func (s *Server) Close() { s.srv.Close() }
 
+// Handler is the server's handler, for a client that serves requests in
+// memory (internal/memhttp).
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.handle) }
+
 // Client returns an HTTP client for the server.
 func (s *Server) Client() *http.Client { return s.srv.Client() }
 
