@@ -223,6 +223,10 @@ func TestCostIsCoverages(t *testing.T) {
 	if r.Totals.Cost == nil {
 		t.Fatal("no cost")
 	}
+	// The step output and the report JSON's cost: report.EstimateCost.
+	if e := report.EstimateCost(res, pricing.Table{}); e.USD == nil || math.Abs(*e.USD-*r.Totals.Cost) > 1e-6 {
+		t.Errorf("stats' cost %v; the review's cost output %v", *r.Totals.Cost, e.USD)
+	}
 	want := "**Estimated cost:** " + pricing.Format(*r.Totals.Cost) + ":"
 	if !strings.Contains(body, want) {
 		t.Errorf("stats' cost %s (%v) is not the report's Coverage figure:\n%s", pricing.Format(*r.Totals.Cost), *r.Totals.Cost, body)
