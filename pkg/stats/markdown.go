@@ -180,6 +180,8 @@ func (r *Report) suggestion(b *strings.Builder) {
 				map[bool]string{true: "was", false: "were"}[p.ActedOn == 1], ratePtr(p.ActedOnRate), pct(r.MinRate), money(p.Cost, p.UnpricedReviews))
 		}
 		fmt.Fprintf(b, "\nRemove %s from the team. It rests on %s. %s\n\n", r.text(strings.Join(s.Remove, ", ")), plural(s.RestsOn, "judgeable finding"), removalHowTo)
+		// Remove holds names of personaName's shape only: safe in a code block.
+		b.WriteString("```yaml\nexclude_personas: [" + strings.Join(s.Remove, ", ") + "]\n```\n\n")
 	} else {
 		fmt.Fprintf(b, "No removal: no persona meets the rule (%s).\n\n", rule)
 	}
@@ -204,7 +206,7 @@ func (r *Report) suggestion(b *strings.Builder) {
 }
 
 // removalHowTo says how to apply a removal.
-const removalHowTo = "The repository configuration has no setting that removes a persona yet, and a `personas` list would keep out every persona added later, so none is suggested here."
+const removalHowTo = "Add them to `exclude_personas` in `.github/anchor-review.yml` (or the `exclude-personas` input, or the `config` of a central workflow): unlike a `personas` list, it keeps every persona added later."
 
 func (r *Report) notes(b *strings.Builder) {
 	t := r.Totals

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
 // Unattributed names the findings whose persona no record says.
@@ -220,7 +221,7 @@ var personaName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // always runs (no configuration removes it), and security is the lens a
 // required check is signed off on; a rate below the threshold there is a
 // reason to read its findings, and the report says so.
-var Protected = []string{"correctness", "security"}
+var Protected = []string{persona.Correctness, "security"}
 
 // judge decides the suggestion and the lists around it.
 func (r *Report) judge() {

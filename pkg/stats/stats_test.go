@@ -161,7 +161,8 @@ func TestSuggestionNeedsTheMinimum(t *testing.T) {
 		t.Errorf("too few %v, kept %v; want testing, and correctness and security kept", r.TooFew, r.Kept)
 	}
 	md := r.Markdown()
-	if strings.Contains(md, "personas: [") || !strings.Contains(md, "Remove maintainability, my-lens from the team") {
+	if strings.Contains(md, "\npersonas:") || !strings.Contains(md, "Remove maintainability, my-lens from the team") ||
+		!strings.Contains(md, "```yaml\nexclude_personas: [maintainability, my-lens]\n```") {
 		t.Errorf("the Markdown suggests an allow-list, or no removal:\n%s", md)
 	}
 }
