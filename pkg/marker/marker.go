@@ -21,14 +21,25 @@
 // it besides its title (why it matters, the suggested fix), so a carried
 // finding reads as it did when first posted; the whole line stays within
 // MaxLine, and a line without them (written before) still parses.
+//
+// Release 4 adds, still as version 2, each finding's short id (Finding.ID,
+// the id a person types to dismiss it) and the dismissals a person with
+// write access made (Dismissals): who, when, why, and what lines they
+// looked at (Dismissal.Lines), so a later review keeps the finding
+// dismissed while those lines stay as they were. Only a run that read the
+// commenter's permission writes them; they are read only from our own
+// report.
 package marker
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -69,6 +80,14 @@ const (
 	// carried with their title alone), so the hidden line never crowds the
 	// findings out of a 65,536-character comment.
 	MaxLine = 16384
+	// MaxDismissals is the most dismissals a line records; a dismissal
+	// past it is refused (the newest are never dropped silently: a lost
+	// dismissal would block the merge again).
+	MaxDismissals = 50
+	// MaxReason is the most runes of a dismissal's reason recorded.
+	MaxReason = 300
+	// maxLogin bounds a GitHub login (39 characters, and "[bot]").
+	maxLogin = 60
 	// maxReviewer and maxFile bound the other free-text fields.
 	maxReviewer = 40
 	maxFile     = 400
@@ -111,6 +130,12 @@ type Meta struct {
 
 	// Reviews counts the reviews of this PR the usage totals cover.
 	Reviews int `json:"reviews,omitempty"`
+	// Incremental counts the reviews of this PR (of Reviews) that were
+	// incremental re-reviews (release 4; absent before). Only they can
+	// find a finding acted on, so stats judges acted-on rates by them: a
+	// team that rebases gets whole-PR re-reviews, and a rate of 0 there
+	// says nothing about the findings.
+	Incremental int `json:"incremental,omitempty"`
 	// Usage are the running totals per persona over those reviews, at
 	// most MaxUsage, sorted by name.
 	Usage []Usage `json:"usage,omitempty"`
@@ -120,12 +145,64 @@ type Meta struct {
 	// a push changed their lines (the re-review decided it), the newest
 	// MaxResolved.
 	Resolved []Resolved `json:"resolved,omitempty"`
-	// Incremental counts the reviews of this PR (of Reviews) that were
-	// incremental re-reviews (release 4; absent before). Only they can
-	// find a finding acted on, so stats judges acted-on rates by them: a
-	// team that rebases gets whole-PR re-reviews, and a rate of 0 there
-	// says nothing about the findings.
-	Incremental int `json:"incremental,omitempty"`
+
+	// Release 4 (optional).
+
+	// Dismissals are the findings people with write access dismissed,
+	// oldest first, at most MaxDismissals. A restore removes its entry.
+	Dismissals []Dismissal `json:"dismissals,omitempty"`
+}
+
+// Dismissal is a person's answer to a finding: "this is not a problem",
+// with a reason on the record. It takes the finding out of the blocking
+// set while the finding's lines stay as they were at Head.
+type Dismissal struct {
+	// ID is the finding's short id when it was dismissed.
+	ID string `json:"id"`
+	// Fingerprint is the finding's (finding.Fingerprint): 16 hex digits.
+	Fingerprint string `json:"fingerprint"`
+	File        string `json:"file"`
+	Line        int    `json:"line"` // at Head
+	// Lines is LinesKey of the finding's lines at Head: a later review
+	// keeps the finding dismissed only where its lines read the same. ""
+	// when they could not be read: only the same head keeps it dismissed.
+	Lines    string `json:"lines,omitempty"`
+	Severity string `json:"severity"` // P0..P3
+	Title    string `json:"title"`
+	// Reviewer is the finding's first reviewer (the persona stats credits).
+	Reviewer string `json:"reviewer,omitempty"`
+	// By is the login of the person who dismissed it; At when (RFC 3339,
+	// UTC); Reason why, as plain text (sanitized, at most MaxReason runes).
+	By     string `json:"by"`
+	At     string `json:"at"`
+	Reason string `json:"reason"`
+	// Head is the head the dismissal was made at (40 hex digits).
+	Head string `json:"head"`
+	// Lapsed is the head at which a review found the finding again with
+	// its lines changed: it was judged afresh, and the dismissal no
+	// longer applies. "" while it applies.
+	Lapsed string `json:"lapsed,omitempty"`
+}
+
+// Applies reports whether the dismissal still takes its finding out of the
+// blocking set.
+func (d Dismissal) Applies() bool { return d.Lapsed == "" }
+
+// LinesKey fingerprints the text of a finding's line and one line either
+// side (what its permalink shows), each trimmed of surrounding white
+// space: a push that moves the lines keeps the key, one that edits them
+// changes it. 16 hex digits; "" when line is not in content.
+func LinesKey(content string, line int) string {
+	lines := strings.Split(content, "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	h := sha256.New()
+	for i := max(line-2, 0); i <= min(line, len(lines)-1); i++ {
+		h.Write([]byte(strings.TrimSpace(lines[i])))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Usage is a persona's (or the validator's) running total over a PR's
@@ -174,8 +251,11 @@ type Finding struct {
 	// Fingerprint identifies the problem independently of its line (see
 	// finding.Fingerprint): 16 hex digits.
 	Fingerprint string `json:"fingerprint"`
-	Title       string `json:"title"`
-	Reviewer    string `json:"reviewer,omitempty"`
+	// ID is the short id the report shows for the finding (a prefix of
+	// Fingerprint, finding.ShortIDs); "" in a report written before.
+	ID       string `json:"id,omitempty"`
+	Title    string `json:"title"`
+	Reviewer string `json:"reviewer,omitempty"`
 	// Commit is the head the finding was first found on (40 hex digits).
 	Commit string `json:"commit"`
 	// Inline is the fingerprint of the finding's inline comment (see
@@ -243,6 +323,15 @@ func FormatMeta(m Meta) string {
 			rs[i] = r
 		}
 		m.Resolved = rs
+	}
+	if len(m.Dismissals) > 0 {
+		ds := make([]Dismissal, len(m.Dismissals))
+		for i, d := range m.Dismissals {
+			d.Title, d.Reviewer, d.File = clip(d.Title, MaxTitle), clip(d.Reviewer, maxReviewer), clip(d.File, maxFile)
+			d.Reason, d.By = clip(d.Reason, MaxReason), clip(d.By, maxLogin)
+			ds[i] = d
+		}
+		m.Dismissals = ds
 	}
 	if m.ValidatorUsage != nil {
 		v := *m.ValidatorUsage
@@ -353,6 +442,9 @@ func ParseMeta(body string) (Meta, error) {
 		if len(m.Resolved) == 0 {
 			m.Resolved = nil
 		}
+		if len(m.Dismissals) == 0 {
+			m.Dismissals = nil
+		}
 		return m, nil
 	}
 	return Meta{}, fmt.Errorf("report metadata: no %q line", strings.TrimSpace(metaPrefix))
@@ -372,7 +464,7 @@ func (m Meta) check() error {
 		return fmt.Errorf("blocking %d is negative", m.Blocking)
 	}
 	if m.Version == 1 && (m.Heads != nil || m.Findings != nil || m.Truncated || m.Incomplete ||
-		m.Reviews != 0 || m.Usage != nil || m.ValidatorUsage != nil || m.Resolved != nil || m.Incremental != 0) {
+		m.Reviews != 0 || m.Usage != nil || m.ValidatorUsage != nil || m.Resolved != nil || m.Dismissals != nil) {
 		return fmt.Errorf("version 1 carries no heads or findings")
 	}
 	if len(m.Heads) > MaxHeads {
@@ -391,7 +483,58 @@ func (m Meta) check() error {
 			return fmt.Errorf("finding %d: %w", i+1, err)
 		}
 	}
-	return m.checkStats()
+	if err := m.checkStats(); err != nil {
+		return err
+	}
+	if len(m.Dismissals) > MaxDismissals {
+		return fmt.Errorf("%d dismissals; at most %d", len(m.Dismissals), MaxDismissals)
+	}
+	for i, d := range m.Dismissals {
+		if err := d.check(); err != nil {
+			return fmt.Errorf("dismissal %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (d Dismissal) check() error {
+	switch {
+	case !isShortID(d.ID) || !strings.HasPrefix(d.Fingerprint, d.ID):
+		return fmt.Errorf("id %q is not a prefix of the fingerprint", d.ID)
+	case len(d.Fingerprint) != 16 || !isHex(d.Fingerprint):
+		return fmt.Errorf("fingerprint %q is not 16 hex digits", d.Fingerprint)
+	case d.File == "" || utf8.RuneCountInString(d.File) > maxFile || hasControl(d.File):
+		return fmt.Errorf("file %q is not a path", d.File)
+	case d.Line < 1:
+		return fmt.Errorf("line %d is not a line", d.Line)
+	case d.Lines != "" && (len(d.Lines) != 16 || !isHex(d.Lines)):
+		return fmt.Errorf("lines %q is not 16 hex digits", d.Lines)
+	case !slices.Contains([]string{"P0", "P1", "P2", "P3"}, d.Severity):
+		return fmt.Errorf("severity %q is not P0..P3", d.Severity)
+	case utf8.RuneCountInString(d.Title) > MaxTitle || hasControl(d.Title):
+		return fmt.Errorf("title is longer than %d runes or holds control characters", MaxTitle)
+	case utf8.RuneCountInString(d.Reviewer) > maxReviewer || hasControl(d.Reviewer):
+		return fmt.Errorf("reviewer %q is not a persona name", d.Reviewer)
+	case d.By == "" || utf8.RuneCountInString(d.By) > maxLogin || hasControl(d.By) || strings.ContainsAny(d.By, " @"):
+		return fmt.Errorf("by %q is not a login", d.By)
+	case !isTime(d.At):
+		return fmt.Errorf("at %q is not an RFC 3339 time", d.At)
+	case strings.TrimSpace(d.Reason) == "" || utf8.RuneCountInString(d.Reason) > MaxReason || hasControl(d.Reason):
+		return fmt.Errorf("reason is empty, longer than %d runes or holds control characters", MaxReason)
+	case !isSHA(d.Head):
+		return fmt.Errorf("head %q is not a 40-digit hex SHA", d.Head)
+	case d.Lapsed != "" && !isSHA(d.Lapsed):
+		return fmt.Errorf("lapsed %q is not a 40-digit hex SHA", d.Lapsed)
+	}
+	return nil
+}
+
+// isShortID: a finding's short id, 6 to 16 lower-case hex digits.
+func isShortID(s string) bool { return len(s) >= 6 && len(s) <= 16 && isHex(s) }
+
+func isTime(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
 }
 
 // checkStats checks the release 3 fields.
@@ -399,8 +542,8 @@ func (m Meta) checkStats() error {
 	if m.Reviews < 0 {
 		return fmt.Errorf("reviews %d is negative", m.Reviews)
 	}
-	if m.Incremental < 0 || m.Incremental > m.Reviews {
-		return fmt.Errorf("incremental %d is not within 0..reviews (%d)", m.Incremental, m.Reviews)
+	if m.Incremental < 0 {
+		return fmt.Errorf("incremental %d is negative", m.Incremental)
 	}
 	if len(m.Usage) > MaxUsage {
 		return fmt.Errorf("%d usage entries; at most %d", len(m.Usage), MaxUsage)
@@ -486,6 +629,8 @@ func (f Finding) check() error {
 		return fmt.Errorf("inline fingerprint %q is not 16 hex digits", f.Inline)
 	case !isSHA(f.Commit):
 		return fmt.Errorf("commit %q is not a 40-digit hex SHA", f.Commit)
+	case f.ID != "" && (!isShortID(f.ID) || !strings.HasPrefix(f.Fingerprint, f.ID)):
+		return fmt.Errorf("id %q is not a prefix of the fingerprint", f.ID)
 	case utf8.RuneCountInString(f.Title) > MaxTitle || hasControl(f.Title):
 		return fmt.Errorf("title is longer than %d runes or holds control characters", MaxTitle)
 	case utf8.RuneCountInString(f.Reviewer) > maxReviewer || hasControl(f.Reviewer):

@@ -165,7 +165,7 @@ func (d *doc) fit(v view, max int, u unit) string {
 			// whose totals are not recorded (as before release 3), and the
 			// next run starts the totals afresh rather than adding to a
 			// count its usage does not cover.
-			m.Reviews, m.Usage, m.Resolved, m.ValidatorUsage, m.Incremental = 0, nil, nil, nil, 0
+			m.Reviews, m.Usage, m.Resolved, m.ValidatorUsage = 0, nil, nil, nil
 			d.metaLine = marker.FormatMeta(m)
 		}
 		if len(m.Findings) > 0 && u.size(d.render(v, 0, false)) > max {

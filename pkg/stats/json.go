@@ -24,7 +24,14 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	c.Personas = slices.Clone(r.Personas)
 	for i := range c.Personas {
-		c.Personas[i].Name = clean(c.Personas[i].Name)
+		p := &c.Personas[i]
+		p.Name = clean(p.Name)
+		p.Dismissals = slices.Clone(p.Dismissals)
+		for j := range p.Dismissals {
+			d := &p.Dismissals[j]
+			d.Repository, d.ID, d.Severity, d.Title = clean(d.Repository), clean(d.ID), clean(d.Severity), clean(d.Title)
+			d.By, d.At, d.Reason = clean(d.By), clean(d.At), clean(d.Reason)
+		}
 	}
 	c.Repositories = slices.Clone(r.Repositories)
 	for i := range c.Repositories {

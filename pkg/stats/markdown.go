@@ -29,7 +29,7 @@ func (r *Report) Markdown() string {
 		return b.String()
 	}
 
-	b.WriteString("| Persona | Reviews | Calls | Prompt tokens (cached) | Cost | Posted | Judgeable | Acted on | Dismissed | Thumbs up | Thumbs down | Acted-on rate |\n")
+	b.WriteString("| Persona | Reviews | Calls | Prompt tokens (cached) | Cost | Posted | Judgeable | Acted on | Dismissed (explicitly) | Thumbs up | Thumbs down | Acted-on rate |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, p := range r.Personas {
 		b.WriteString(row(p, r.text(p.Name)))
@@ -39,7 +39,7 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "| _validator_ | %s | %s | %s (%s) | %s | | | | | | | |\n", num(v.Reviews), num(v.Calls), num(v.PromptTokens), num(v.CachedTokens), money(v.Cost, v.UnpricedReviews))
 	}
 	fmt.Fprintf(&b, "| **Total** | %s | %s | %s (%s) | %s | %s | | %s | %s | %s | %s | |\n\n",
-		num(t.Reviews), num(t.Calls), num(t.PromptTokens), num(t.CachedTokens), totalCost(t), num(t.Posted), num(t.ActedOn), num(t.Dismissed), num(t.ThumbsUp), num(t.ThumbsDown))
+		num(t.Reviews), num(t.Calls), num(t.PromptTokens), num(t.CachedTokens), totalCost(t), num(t.Posted), num(t.ActedOn), dismissedCell(t.Dismissed, t.DismissedExplicitly), num(t.ThumbsUp), num(t.ThumbsDown))
 
 	switch {
 	case t.CostPerReview != nil:
@@ -51,6 +51,7 @@ func (r *Report) Markdown() string {
 	}
 	r.repositories(&b)
 	r.chart(&b)
+	r.dismissals(&b)
 	r.suggestion(&b)
 	r.notes(&b)
 	return b.String()
@@ -76,7 +77,48 @@ func (r *Report) text(s string) string {
 func row(p Persona, name string) string {
 	return fmt.Sprintf("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 		name, num(p.Reviews), num(p.Calls), num(p.PromptTokens), num(p.CachedTokens), money(p.Cost, p.UnpricedReviews),
-		num(p.Posted), num(p.Judgeable), num(p.ActedOn), num(p.Dismissed), num(p.ThumbsUp), num(p.ThumbsDown), ratePtr(p.ActedOnRate))
+		num(p.Posted), num(p.Judgeable), num(p.ActedOn), dismissedCell(p.Dismissed, p.DismissedExplicitly), num(p.ThumbsUp), num(p.ThumbsDown), ratePtr(p.ActedOnRate))
+}
+
+func dismissedCell(all, explicit int) string { return fmt.Sprintf("%s (%s)", num(all), num(explicit)) }
+
+// MaxDismissalsShown is the most explicit dismissals the Markdown lists
+// (the newest); the JSON has every one.
+const MaxDismissalsShown = 30
+
+// dismissals lists the explicit dismissals with their reasons, newest
+// first.
+func (r *Report) dismissals(b *strings.Builder) {
+	type entry struct {
+		persona string
+		d       Dismissal
+	}
+	var all []entry
+	for _, p := range r.Personas {
+		for _, d := range p.Dismissals {
+			all = append(all, entry{p.Name, d})
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	slices.SortStableFunc(all, func(a, b entry) int { return strings.Compare(b.d.At, a.d.At) })
+	fmt.Fprintf(b, "### Dismissed with a reason\n\n%s by people with write access (`/anchor-review dismiss`)", plural(len(all), "finding was", "findings were"))
+	if len(all) > MaxDismissalsShown {
+		fmt.Fprintf(b, "; the newest %d (every one is in `--json`)", MaxDismissalsShown)
+		all = all[:MaxDismissalsShown]
+	}
+	b.WriteString(":\n\n| Persona | Pull request | Finding | By | When | Reason |\n|---|---|---|---|---|---|\n")
+	for _, e := range all {
+		d := e.d
+		finding := d.Severity + " " + d.Title
+		if d.Lapsed {
+			finding += " (lapsed: its lines changed)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.text(e.persona), r.text(fmt.Sprintf("%s#%d", d.Repository, d.PullRequest)),
+			r.text(finding), r.text(d.By), r.text(d.At), r.text(d.Reason))
+	}
+	b.WriteString("\n")
 }
 
 func totalCost(t Totals) string {
@@ -213,7 +255,7 @@ func (r *Report) notes(b *strings.Builder) {
 	b.WriteString("<details><summary>How to read these figures</summary>\n\n")
 	b.WriteString("- **Acted on:** a push changed the lines of a posted finding and the incremental re-review no longer found it there.\n")
 	b.WriteString("- **Judgeable:** findings posted on pull requests that got at least one incremental re-review; the acted-on rate is acted on / judgeable.\n")
-	b.WriteString("- **Dismissed:** more thumbs-down than thumbs-up on the finding's inline comment, or the finding still posted, unchanged, when the pull request merged with no thumbs-up on it. A finding acted on is not also dismissed.\n")
+	b.WriteString("- **Dismissed:** answered with `/anchor-review dismiss` and a reason (in brackets: how many of them), more thumbs-down than thumbs-up on the finding's inline comment, or the finding still posted, unchanged, when the pull request merged with no thumbs-up on it. A finding acted on is not also dismissed.\n")
 	b.WriteString("- **Thumbs up / down:** reactions on the persona's inline comments (with the `inline` input on).\n")
 	b.WriteString("- **Cost:** estimated from each review's token counts at the price its report used (the `pricing` input or the built-in list prices), the figure each report's Coverage shows; a review whose model had no price counts its tokens, not a cost.\n")
 	b.WriteString("- A finding is credited to the first persona that reported it.\n")

@@ -29,11 +29,16 @@ type Persona struct {
 	Posted          int      `json:"posted"`
 	// Judgeable counts the posted findings on pull requests that got an
 	// incremental re-review: only there can a finding be seen acted on.
-	Judgeable  int `json:"judgeable"`
-	ActedOn    int `json:"acted_on"`
-	Dismissed  int `json:"dismissed"`
-	ThumbsUp   int `json:"thumbs_up"`
-	ThumbsDown int `json:"thumbs_down"`
+	Judgeable int `json:"judgeable"`
+	ActedOn   int `json:"acted_on"`
+	Dismissed int `json:"dismissed"`
+	// DismissedExplicitly counts the findings people with write access
+	// dismissed with `/anchor-review dismiss` (of Dismissed); Dismissals
+	// are those dismissals, each with its reason.
+	DismissedExplicitly int         `json:"dismissed_explicitly"`
+	Dismissals          []Dismissal `json:"dismissals"`
+	ThumbsUp            int         `json:"thumbs_up"`
+	ThumbsDown          int         `json:"thumbs_down"`
 	// ActedOnRate is ActedOn / Judgeable; nil when nothing is judgeable.
 	ActedOnRate *float64 `json:"acted_on_rate"`
 
@@ -57,6 +62,8 @@ func (p *Persona) merge(o *Persona) {
 		CompletionTokens: o.CompletionTokens, Cost: o.cost, Unpriced: o.UnpricedReviews, Posted: o.Posted, ActedOn: o.ActedOn})
 	p.Judgeable = add(p.Judgeable, o.Judgeable)
 	p.Dismissed = add(p.Dismissed, o.Dismissed)
+	p.DismissedExplicitly = add(p.DismissedExplicitly, o.DismissedExplicitly)
+	p.Dismissals = append(p.Dismissals, o.Dismissals...)
 	p.ThumbsUp = add(p.ThumbsUp, o.ThumbsUp)
 	p.ThumbsDown = add(p.ThumbsDown, o.ThumbsDown)
 }
@@ -71,6 +78,22 @@ func (p *Persona) finish() {
 		rate := float64(min(p.ActedOn, p.Judgeable)) / float64(p.Judgeable)
 		p.ActedOnRate = &rate
 	}
+}
+
+// Dismissal is an explicit dismissal as the report's metadata records it
+// (written by a run that checked the dismisser's permission).
+type Dismissal struct {
+	Repository  string `json:"repository"`
+	PullRequest int    `json:"pull_request"`
+	ID          string `json:"id"`
+	Severity    string `json:"severity"`
+	Title       string `json:"title"`
+	By          string `json:"by"`
+	At          string `json:"at"`
+	Reason      string `json:"reason"`
+	// Lapsed is true when a later review found the finding again with its
+	// lines changed: the dismissal no longer applies, but it was made.
+	Lapsed bool `json:"lapsed,omitempty"`
 }
 
 // Totals are the figures over the period of one repository, or of all.
@@ -105,8 +128,10 @@ type Totals struct {
 	Posted         int      `json:"posted"`
 	ActedOn        int      `json:"acted_on"`
 	Dismissed      int      `json:"dismissed"`
-	ThumbsUp       int      `json:"thumbs_up"`
-	ThumbsDown     int      `json:"thumbs_down"`
+	// DismissedExplicitly counts the `/anchor-review dismiss` answers.
+	DismissedExplicitly int `json:"dismissed_explicitly"`
+	ThumbsUp            int `json:"thumbs_up"`
+	ThumbsDown          int `json:"thumbs_down"`
 }
 
 // RepositoryFigures are one repository's totals.
@@ -188,6 +213,7 @@ func (t *Totals) total(all []*Persona) {
 		t.Posted = add(t.Posted, p.Posted)
 		t.ActedOn = add(t.ActedOn, p.ActedOn)
 		t.Dismissed = add(t.Dismissed, p.Dismissed)
+		t.DismissedExplicitly = add(t.DismissedExplicitly, p.DismissedExplicitly)
 		t.ThumbsUp = add(t.ThumbsUp, p.ThumbsUp)
 		t.ThumbsDown = add(t.ThumbsDown, p.ThumbsDown)
 		if p.UnpricedReviews > 0 {

@@ -54,7 +54,7 @@ func (t *tally) notRead(full string, err error) {
 func (t *tally) repository(full string, prs map[int]*pr) {
 	rs := newScope()
 	for _, n := range sortedNumbers(prs) {
-		s, cost, problem := pull(prs[n], t.o)
+		s, cost, problem := pull(full, n, prs[n], t.o)
 		if problem == "" && !finite(t.cost+cost) {
 			problem = fmt.Sprintf("its recorded cost (%g US dollars) makes the period's total cost not a finite number", cost)
 		}
@@ -91,7 +91,7 @@ func (t *tally) report() *Report {
 
 // pull is one pull request's figures and cost, or why its report is
 // left out.
-func pull(p *pr, o Options) (s *scope, cost float64, problem string) {
+func pull(full string, n int, p *pr, o Options) (s *scope, cost float64, problem string) {
 	s = newScope()
 	s.totals.PullRequests = 1
 	switch {
@@ -128,8 +128,29 @@ func pull(p *pr, o Options) (s *scope, cost float64, problem string) {
 		}
 		incremental(s, m)
 	}
-	outcomes(s, p, m)
+	explicit := dismissals(s, full, n, m)
+	outcomes(s, p, m, explicit)
 	return s, cost, ""
+}
+
+// dismissals counts the pull request's explicit dismissals, each credited
+// to its finding's first reviewer, and returns their fingerprints. A
+// dismissal that lapsed (its lines changed and a review judged the
+// finding afresh) was still made, and counts.
+func dismissals(s *scope, full string, n int, m marker.Meta) map[string]bool {
+	fps := map[string]bool{}
+	for _, d := range m.Dismissals {
+		if fps[d.Fingerprint] {
+			continue
+		}
+		fps[d.Fingerprint] = true
+		p := s.persona(d.Reviewer)
+		p.Dismissed++
+		p.DismissedExplicitly++
+		p.Dismissals = append(p.Dismissals, Dismissal{Repository: full, PullRequest: n, ID: d.ID, Severity: d.Severity,
+			Title: d.Title, By: d.By, At: d.At, Reason: d.Reason, Lapsed: !d.Applies()})
+	}
+	return fps
 }
 
 // incremental records whether the pull request got an incremental
@@ -155,12 +176,17 @@ func incremental(s *scope, m marker.Meta) {
 // the findings dismissed: by a thumbs-down that outweighs the thumbs-up,
 // or still posted, unchanged, when it merged and no one gave it a
 // thumbs-up (a finding a person agreed with and merged as it was is a
-// finding accepted, not dismissed).
-func outcomes(s *scope, p *pr, m marker.Meta) {
+// finding accepted, not dismissed). A finding dismissed explicitly counts
+// once, as that.
+func outcomes(s *scope, p *pr, m marker.Meta, explicit map[string]bool) {
 	reviewerOf := map[string]string{}
+	counted := map[string]bool{} // finding keys an explicit dismissal counted
 	for _, f := range m.Findings {
 		if f.Inline != "" {
 			reviewerOf[f.Inline] = f.Reviewer
+		}
+		if explicit[f.Fingerprint] {
+			counted[cmp.Or(f.Inline, "finding:"+f.Fingerprint)] = true
 		}
 	}
 	for _, f := range m.Resolved {
@@ -182,14 +208,14 @@ func outcomes(s *scope, p *pr, m marker.Meta) {
 		if ic.down > 0 {
 			s.persona(who).ThumbsDown++
 		}
-		if ic.down > ic.up && ic.resolvedIn == "" {
+		if ic.down > ic.up && ic.resolvedIn == "" && !counted[ic.fingerprint] {
 			dismissed[ic.fingerprint] = who
 		}
 	}
 	if p.summary.Merged && p.summary.HeadSHA == m.HeadSHA {
 		for _, f := range m.Findings {
 			key := cmp.Or(f.Inline, "finding:"+f.Fingerprint)
-			if _, ok := dismissed[key]; !ok && !liked[key] {
+			if _, ok := dismissed[key]; !ok && !liked[key] && !counted[key] {
 				dismissed[key] = f.Reviewer
 			}
 		}

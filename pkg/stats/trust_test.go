@@ -322,3 +322,49 @@ func TestJSONNames(t *testing.T) {
 		}
 	}
 }
+
+// TestExplicitDismissals: `/anchor-review dismiss` answers, as the report's
+// metadata records them, count per persona with their reasons in the JSON
+// (a lapsed one too: it was made); a finding dismissed explicitly and
+// also merged unchanged with a thumbs-down counts once; a reason carrying
+// a link or a right-to-left override is printed sanitized.
+func TestExplicitDismissals(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	head := sha('a')
+	fpA, fpB := "0123456789abcdef", "fedcba9876543210"
+	gh.AddPR(githubtest.PR{Number: 4, HeadSHA: head, State: "closed", Merged: true})
+	m := marker.Meta{HeadSHA: head, Verdict: "ready", Conclusion: "success", Reviews: 1,
+		Usage: []marker.Usage{{Name: "api-contract", Reviews: 1, Calls: 1, Posted: 2}},
+		Findings: []marker.Finding{
+			{File: "a.go", Line: 3, Severity: "P1", Anchor: 75, Fingerprint: fpA, Title: "Exported type removed", Reviewer: "api-contract", Commit: head},
+			{File: "b.go", Line: 9, Severity: "P2", Anchor: 75, Fingerprint: fpB, Title: "Method added to interface", Reviewer: "api-contract", Commit: head},
+		},
+		Dismissals: []marker.Dismissal{
+			{ID: "012345", Fingerprint: fpA, File: "a.go", Line: 3, Severity: "P1", Title: "Exported type removed", Reviewer: "api-contract",
+				By: "maintainer", At: "2024-01-05T10:00:00Z", Reason: "removed on purpose for v2, see https://evil.example/x \u202eevil", Head: head},
+			{ID: "fedcba", Fingerprint: fpB, File: "b.go", Line: 9, Severity: "P2", Title: "Method added to interface", Reviewer: "api-contract",
+				By: "owner", At: "2024-01-04T10:00:00Z", Reason: "all implementations are ours", Head: sha('b'), Lapsed: head},
+		}}
+	gh.AddComment(4, bot, metaBody(m))
+	r := collect(t, gh)
+	p := r.Personas[0]
+	if p.Name != "api-contract" || p.DismissedExplicitly != 2 || p.Dismissed != 2 || len(p.Dismissals) != 2 || r.Totals.DismissedExplicitly != 2 {
+		t.Fatalf("persona %+v; want 2 explicit dismissals, counted once each", p)
+	}
+	if d := p.Dismissals[1]; d.Reason != "all implementations are ours" || d.By != "owner" || !d.Lapsed || d.PullRequest != 4 {
+		t.Errorf("dismissal %+v; want owner's reason, lapsed, on #4", d)
+	}
+	j, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(j), `"reason": "all implementations are ours"`) || !strings.Contains(string(j), `"dismissed_explicitly": 2`) || strings.Contains(string(j), "\u202e") {
+		t.Errorf("JSON:\n%s", j)
+	}
+	md := r.Markdown()
+	if !strings.Contains(md, "### Dismissed with a reason") || !strings.Contains(md, "all implementations are ours") ||
+		strings.Contains(md, "evil.example") || strings.Contains(md, "\u202e") || !strings.Contains(md, "| 2 (2) |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
