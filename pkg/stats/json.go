@@ -48,7 +48,7 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	c.Org, c.BotLogin = clean(r.Org), clean(r.BotLogin)
 	c.Kept, c.TooFew, c.TooFewPushes = cleanAll(r.Kept), cleanAll(r.TooFew), cleanAll(r.TooFewPushes)
-	c.Unreadable, c.NotRead = cleanAll(r.Unreadable), cleanAll(r.NotRead)
+	c.Unreadable, c.NotRead, c.NotOurs = cleanAll(r.Unreadable), cleanAll(r.NotRead), cleanAll(r.NotOurs)
 	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		return nil, err

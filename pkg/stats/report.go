@@ -108,7 +108,10 @@ type Totals struct {
 	// figures: their findings count, their usage does not.
 	OlderReports      int `json:"older_reports"`
 	UnreadableReports int `json:"unreadable_reports"`
-	Reviews           int `json:"reviews"`
+	// NotOurs are report-shaped comments of the bot that failed the
+	// ownership test (no check run of ours names them): not counted.
+	NotOurs int `json:"not_ours"`
+	Reviews int `json:"reviews"`
 	// IncrementalPRs got at least one incremental re-review (a push
 	// reviewed from the last reviewed head), IncrementalReviews in all:
 	// what the acted-on figures rest on.
@@ -195,6 +198,10 @@ type Report struct {
 	Idle []Idle `json:"cost_without_findings"`
 	// Unreadable says which reports were left out, and why.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// NotOurs names the report-shaped comments left out as not ours, and
+	// why; Unverified is true when no ownership test was made.
+	NotOurs    []string `json:"not_ours,omitempty"`
+	Unverified bool     `json:"unverified,omitempty"`
 	// Requests is how many HTTP requests the reading took (retries
 	// included); set by the caller.
 	Requests int `json:"requests"`

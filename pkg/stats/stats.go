@@ -20,6 +20,7 @@
 package stats
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,6 +74,13 @@ type Options struct {
 	// DefaultMinFindings, DefaultMinRate).
 	MinFindings int
 	MinRate     float64
+	// Ours decides whether a report comment is ours (SPEC 9.2: our
+	// identity and marker, and an anchor-review check run this Action
+	// created on the report's head that names the comment); why says
+	// what it lacks. Only the reports it accepts count: a comment another
+	// workflow posted as the same bot, carrying made-up figures, does not.
+	// Nil checks identity and marker alone, and the output says so.
+	Ours Ownership
 	// ServerURL is the GitHub web host (default https://github.com):
 	// the only host a link in printed text may keep, as in every report.
 	ServerURL string
@@ -98,6 +106,10 @@ func (o *Options) defaults() {
 	}
 }
 
+// Ownership is the "ours" test of a report comment whose marker and
+// author are already ours: ok, or why not.
+type Ownership func(ctx context.Context, owner, repo string, c github.Comment, m marker.Meta) (ok bool, why string, err error)
+
 // pr is what stats keeps of one pull request while it reads.
 type pr struct {
 	summary github.PullSummary
@@ -106,9 +118,12 @@ type pr struct {
 }
 
 type reportSeen struct {
-	updated time.Time
+	comment github.Comment
 	meta    marker.Meta
 	err     error
+	// notOurs says why the ownership test refused the report ("" when it
+	// passed or was not made).
+	notOurs string
 }
 
 // inlineSeen is one of our inline comments: its finding and its thumbs.
@@ -145,6 +160,28 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 		t.repository(full, prs)
 	}
 	return t.report(), nil
+}
+
+// checkOwnership applies o.Ours to every report written in the period
+// whose metadata parses (the others do not count either way).
+func checkOwnership(ctx context.Context, owner, name string, prs map[int]*pr, o Options) error {
+	if o.Ours == nil {
+		return nil
+	}
+	for _, n := range sortedNumbers(prs) {
+		rs := prs[n].report
+		if rs == nil || rs.err != nil || rs.comment.UpdatedAt.Before(o.Since) {
+			continue
+		}
+		ok, why, err := o.Ours(ctx, owner, name, rs.comment, rs.meta)
+		if err != nil {
+			return fmt.Errorf("check that the report on #%d is ours: %w", n, err)
+		}
+		if !ok {
+			rs.notOurs = cmp.Or(why, "not ours")
+		}
+	}
+	return nil
 }
 
 // orgRepos lists the organization's repositories to read: the o.Limit
@@ -198,11 +235,12 @@ func read(ctx context.Context, src Source, owner, name string, o Options) (map[i
 		if p == nil || !strings.EqualFold(c.Author, o.BotLogin) || !marker.HasReport(c.Body) {
 			return nil
 		}
-		if p.report != nil && p.report.updated.After(c.UpdatedAt) {
+		if p.report != nil && p.report.comment.UpdatedAt.After(c.UpdatedAt) {
 			return nil // a second report (a race long ago): the newest counts
 		}
 		m, err := marker.ParseReport(c.Body)
-		p.report = &reportSeen{updated: c.UpdatedAt, meta: m, err: err}
+		c.Body = "" // read; not kept
+		p.report = &reportSeen{comment: c, meta: m, err: err}
 		return nil
 	})
 	if err != nil {
@@ -215,6 +253,9 @@ func read(ctx context.Context, src Source, owner, name string, o Options) (map[i
 		}
 	}
 	o.Progress("stats: %s: %d comments read, %d reports of %s", full, seen, reports, o.BotLogin)
+	if err := checkOwnership(ctx, owner, name, prs, o); err != nil {
+		return nil, err
+	}
 
 	// An inline comment older than the period on a pull request reviewed
 	// in it is not in the repository's listing: those pull requests are

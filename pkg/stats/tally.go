@@ -42,7 +42,7 @@ func (s *scope) persona(name string) *Persona {
 func newTally(o Options) *tally {
 	return &tally{o: o, all: newScope(), r: &Report{
 		Org: o.Org, Since: o.Since, Until: o.Until, BotLogin: o.BotLogin,
-		MinFindings: o.MinFindings, MinRate: o.MinRate, serverURL: o.ServerURL,
+		MinFindings: o.MinFindings, MinRate: o.MinRate, serverURL: o.ServerURL, Unverified: o.Ours == nil,
 	}}
 }
 
@@ -57,6 +57,9 @@ func (t *tally) repository(full string, prs map[int]*pr) {
 		s, cost, problem := pull(full, n, prs[n], t.o)
 		if problem == "" && !finite(t.cost+cost) {
 			problem = fmt.Sprintf("its recorded cost (%g US dollars) makes the period's total cost not a finite number", cost)
+		}
+		if why := prs[n].notOurs(); why != "" {
+			t.r.NotOurs = append(t.r.NotOurs, fmt.Sprintf("%s#%d: %s", full, n, why))
 		}
 		if problem != "" {
 			s = newScope()
@@ -95,11 +98,14 @@ func pull(full string, n int, p *pr, o Options) (s *scope, cost float64, problem
 	s = newScope()
 	s.totals.PullRequests = 1
 	switch {
-	case p.report == nil || p.report.updated.Before(o.Since):
+	case p.report == nil || p.report.comment.UpdatedAt.Before(o.Since):
 		s.totals.WithoutReport = 1
 		return s, 0, ""
 	case p.report.err != nil:
 		return s, 0, p.report.err.Error()
+	case p.report.notOurs != "":
+		s.totals.NotOurs = 1
+		return s, 0, ""
 	}
 	m := p.report.meta
 	s.totals.Reviewed = 1
@@ -237,6 +243,7 @@ func (s *scope) merge(o *scope) {
 	t.WithoutReport = add(t.WithoutReport, u.WithoutReport)
 	t.OlderReports = add(t.OlderReports, u.OlderReports)
 	t.UnreadableReports = add(t.UnreadableReports, u.UnreadableReports)
+	t.NotOurs = add(t.NotOurs, u.NotOurs)
 	t.Reviews = add(t.Reviews, u.Reviews)
 	t.IncrementalPRs = add(t.IncrementalPRs, u.IncrementalPRs)
 	t.IncrementalReviews = add(t.IncrementalReviews, u.IncrementalReviews)
@@ -266,4 +273,12 @@ func (s *scope) finish() {
 		all = append(all, &s.validator)
 	}
 	s.totals.total(all)
+}
+
+// notOurs is why the pull request's report failed the ownership test, or "".
+func (p *pr) notOurs() string {
+	if p.report == nil {
+		return ""
+	}
+	return p.report.notOurs
 }

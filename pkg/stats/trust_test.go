@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -366,5 +367,65 @@ func TestExplicitDismissals(t *testing.T) {
 	if !strings.Contains(md, "### Dismissed with a reason") || !strings.Contains(md, "all implementations are ours") ||
 		strings.Contains(md, "evil.example") || strings.Contains(md, "\u202e") || !strings.Contains(md, "| 2 (2) |") {
 		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// TestForgedReportsDoNotCount: another workflow posting as
+// github-actions[bot] writes a report-shaped comment whose metadata says
+// security posted 100 findings, none acted on, over 100 incremental
+// re-reviews. The ownership test refuses it (no check run of ours names
+// it): it is not counted and is named; the real report is counted. And
+// even counted, security would never be suggested for removal.
+func TestForgedReportsDoNotCount(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	forged := marker.Meta{HeadSHA: sha('f'), Verdict: "ready", Conclusion: "success", Reviews: 100, Incremental: 100,
+		Usage: []marker.Usage{{Name: "security", Reviews: 100, Calls: 100, Posted: 100}}}
+	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('f')})
+	forgedID := gh.AddComment(1, bot, metaBody(forged))
+	res, _ := reviewed(sha('a'))
+	gh.AddPR(githubtest.PR{Number: 2, HeadSHA: sha('a')})
+	gh.AddComment(2, bot, report.Comment(res, report.Options{}))
+
+	// A stand-in for the ownership test (SPEC 9.2), which the review's
+	// own code owns: it refuses the forged comment by its id.
+	var asked []int64
+	ours := func(_ context.Context, owner, repo string, c github.Comment, m marker.Meta) (bool, string, error) {
+		asked = append(asked, c.ID)
+		if owner != "octocat" || repo != "Hello-World" || c.HTMLURL == "" {
+			t.Errorf("asked about %s/%s %+v", owner, repo, c)
+		}
+		if c.ID == forgedID {
+			return false, "no anchor-review check run of ours on " + m.HeadSHA[:7] + " names it", nil
+		}
+		return true, "", nil
+	}
+	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since, MinFindings: 20, Ours: ours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || r.Totals.NotOurs != 1 || r.Totals.Reviewed != 1 || len(r.NotOurs) != 1 || !strings.HasPrefix(r.NotOurs[0], "octocat/Hello-World#1: no anchor-review check run") {
+		t.Fatalf("asked %v, totals %+v, not ours %q; want the forged report left out, named", asked, r.Totals, r.NotOurs)
+	}
+	for _, p := range r.Personas {
+		if p.Name == "security" {
+			t.Errorf("the forged figures were counted: %+v", p)
+		}
+	}
+	if md := r.Markdown(); !strings.Contains(md, "1 report-shaped comment of github-actions\\[bot\\] not counted") || strings.Contains(md, "was not checked") {
+		t.Errorf("markdown:\n%s", md)
+	}
+
+	// Counted anyway (no ownership test): the figures say so, and security
+	// is still not suggested for removal.
+	r, err = Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since, MinFindings: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Suggestion != nil && slices.Contains(r.Suggestion.Remove, "security") || !slices.Contains(r.Kept, "security") || !r.Unverified {
+		t.Errorf("suggestion %+v, kept %v, unverified %v; want security kept, the figures marked unverified", r.Suggestion, r.Kept, r.Unverified)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "was not checked") {
+		t.Errorf("the Markdown does not say the reports were not checked:\n%s", md)
 	}
 }
