@@ -286,6 +286,12 @@ func TestSeveralRepositories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One page of the organization's list, then per repository one page
+	// each of pull requests, conversation comments and review comments
+	// (acme/secret stops at its first).
+	if n := c.Requests(); n != 1+3+3+1 {
+		t.Errorf("%d requests; want 8", n)
+	}
 	if len(r.Repositories) != 2 || r.Repositories[0].Name != "acme/a" || r.Repositories[1].Name != "acme/b" ||
 		r.Archived != 1 || r.Beyond != 1 || len(r.NotRead) != 1 || !strings.HasPrefix(r.NotRead[0], "acme/secret: ") {
 		t.Fatalf("repositories %+v, archived %d, beyond %d, not read %q", r.Repositories, r.Archived, r.Beyond, r.NotRead)
