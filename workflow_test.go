@@ -17,6 +17,9 @@ type workflow struct {
 		IssueComment *struct {
 			Types []string `yaml:"types"`
 		} `yaml:"issue_comment"`
+		ReviewComment *struct {
+			Types []string `yaml:"types"`
+		} `yaml:"pull_request_review_comment"`
 	} `yaml:"on"`
 	Jobs map[string]struct {
 		If          string `yaml:"if"`
@@ -48,12 +51,17 @@ func TestWorkflowsRunTheCommand(t *testing.T) {
 		if w.On.IssueComment == nil || !slices.Equal(w.On.IssueComment.Types, []string{"created"}) {
 			t.Errorf("%s: on.issue_comment = %+v; want types [created]", name, w.On.IssueComment)
 		}
+		// A reply in a finding's inline thread dismisses it (SPEC 9.1).
+		if w.On.ReviewComment == nil || !slices.Equal(w.On.ReviewComment.Types, []string{"created"}) {
+			t.Errorf("%s: on.pull_request_review_comment = %+v; want types [created]", name, w.On.ReviewComment)
+		}
 		job, ok := w.Jobs["review"]
 		if !ok {
 			t.Fatalf("%s: no review job", name)
 		}
 		for _, want := range []string{
 			"github.event_name != 'issue_comment'",
+			"github.event_name != 'pull_request_review_comment'",
 			"github.event.issue.pull_request",
 			"startsWith(github.event.comment.body, '/anchor-review')",
 		} {

@@ -143,7 +143,8 @@ func (r *rrRig) run(tb testing.TB, rerun bool) rrCost {
 		tb.Fatalf("ReviewPR: %v", err)
 	}
 	ro := report.Options{Repo: owner + "/" + repo, HeadSHA: res.HeadSHA, FailOn: "P1"}
-	action.Publish(context.Background(), action.PublishDeps{GitHub: gh, Notifier: nopNotifier{}, Logf: func(string, ...any) {}}, action.PublishOptions{
+	action.Publish(context.Background(), action.PublishOptions{
+		GitHub: gh, Notifier: nopNotifier{},
 		Owner: owner, Repo: repo, PR: rereviewPR, BotLogin: botRR, Mode: review.ModeComment, FailOn: "P1",
 	}, res, pr, ro)
 	c := rrCost{githubRequests: len(r.gh.Requests()) - g0, res: res}

@@ -106,7 +106,7 @@ func TestCarriedFailureWithReadOnlyToken(t *testing.T) {
 	t.Parallel()
 	s := newStage(t)
 	pr := s.addPR(githubtest.PR{})
-	s.gh.AddComment(pr.Number, botLogin, "<!-- anchor-review:report -->\n"+
+	s.gh.AddReport(pr.Number, botLogin, "<!-- anchor-review:report -->\n"+
 		`<!-- anchor-review:meta {"version":1,"head_sha":"`+pr.HeadSHA+`","verdict":"not-ready","conclusion":"failure","blocking":1} -->`+"\nearlier report\n")
 	s.gh.Inject(githubtest.ReadOnlyToken())
 	s.event("pull_request", "pull_request.synchronize", pr)

@@ -526,7 +526,7 @@ func TestRacingPushes(t *testing.T) {
 	// Meanwhile the run for the previous push (not cancelled in time)
 	// posts its report.
 	older := marker.Report + "\n" + marker.FormatMeta(marker.Meta{HeadSHA: strings.Repeat("e", 40), Verdict: "ready", Conclusion: "success", Heads: []string{strings.Repeat("e", 40)}}) + "\n## anchor-review: no findings\n"
-	s.gh.AddComment(pr.Number, botLogin, older)
+	s.gh.AddReport(pr.Number, botLogin, older)
 	close(release)
 	r := wait()
 	if r.exit != 1 {

@@ -73,7 +73,7 @@ func TestSkippedPR(t *testing.T) {
 			if tt.comment != "" {
 				// The earlier report is for this very head (a re-run of the
 				// same commit); a report for an older head is no skip.
-				s.gh.AddComment(pr.Number, botLogin, strings.ReplaceAll(tt.comment, earlierHead, pr.HeadSHA))
+				s.gh.AddReport(pr.Number, botLogin, strings.ReplaceAll(tt.comment, earlierHead, pr.HeadSHA))
 			}
 			s.event("pull_request", tt.event, pr)
 

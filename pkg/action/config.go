@@ -96,6 +96,22 @@ const (
 	DefaultOnNewCommits = OnNewCommitsReview
 )
 
+// Values of the dismiss-by input: who may dismiss a posted finding with
+// /anchor-review dismiss (SPEC 9.1). Everyone it names needs write access
+// (admin, maintain or write), read from the API.
+const (
+	// DismissByOthers: anyone with write access except the pull request's
+	// author (a gate the author alone cannot open; the default).
+	DismissByOthers = "others"
+	// DismissByWrite: anyone with write access, the author included.
+	DismissByWrite = "write"
+	// DismissByNobody: no dismissals; a finding is answered by a fix or
+	// an admin's bypass.
+	DismissByNobody = "nobody"
+	// DefaultDismissBy is the input's default.
+	DefaultDismissBy = DismissByOthers
+)
+
 // FailOnNever is the fail-on value that never fails the check.
 const FailOnNever = "never"
 
@@ -171,6 +187,7 @@ func Inputs() []Input {
 		{Name: "cache-warmup", Default: strconv.FormatBool(DefaultCacheWarmup)},
 		{Name: "bot-login", Default: DefaultBotLogin},
 		{Name: "on-new-commits", Default: DefaultOnNewCommits},
+		{Name: "dismiss-by", Default: DefaultDismissBy},
 		{Name: "quiet", Default: "false"},
 		{Name: "incomplete", Default: review.IncompleteFailure},
 		{Name: "inline", Default: "false"},
@@ -208,7 +225,10 @@ type Config struct {
 	// OnNewCommits is what a push after a report does: OnNewCommitsReview
 	// (review the new commits) or OnNewCommitsSkip.
 	OnNewCommits string
-	Quiet        bool
+	// DismissBy is who may dismiss a posted finding: DismissByOthers,
+	// DismissByWrite or DismissByNobody.
+	DismissBy string
+	Quiet     bool
 	// Incomplete is the conclusion of an incomplete review with nothing
 	// blocking: review.IncompleteFailure (default) or IncompleteNeutral.
 	Incomplete string
@@ -385,6 +405,11 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	c.OnNewCommits = strings.ToLower(in["on-new-commits"])
 	if c.OnNewCommits != OnNewCommitsReview && c.OnNewCommits != OnNewCommitsSkip {
 		p.add("on-new-commits", fmt.Sprintf("%q is not one of %s, %s", in["on-new-commits"], OnNewCommitsReview, OnNewCommitsSkip))
+	}
+
+	c.DismissBy = strings.ToLower(in["dismiss-by"])
+	if c.DismissBy != DismissByOthers && c.DismissBy != DismissByWrite && c.DismissBy != DismissByNobody {
+		p.add("dismiss-by", fmt.Sprintf("%q is not one of %s, %s, %s", in["dismiss-by"], DismissByOthers, DismissByWrite, DismissByNobody))
 	}
 
 	c.Quiet = p.boolean("quiet", in["quiet"])

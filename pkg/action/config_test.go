@@ -61,6 +61,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		CacheWarmup:       true,
 		BotLogin:          "github-actions[bot]",
 		OnNewCommits:      "review",
+		DismissBy:         "others",
 		Incomplete:        "failure",
 		Deadline:          15 * time.Minute,
 		APIURL:            "https://api.github.com/",

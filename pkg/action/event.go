@@ -20,6 +20,9 @@ const (
 	EventPullRequestTarget = "pull_request_target"
 	EventWorkflowDispatch  = "workflow_dispatch"
 	EventIssueComment      = "issue_comment"
+	// EventReviewComment is a reply in an inline thread: only the
+	// dismiss and restore commands run on it.
+	EventReviewComment = "pull_request_review_comment"
 )
 
 // Command is the PR comment that asks for a full re-review.
@@ -33,13 +36,13 @@ const Command = "/anchor-review"
 // collaborators, and CONTRIBUTOR for members whose membership is private.
 const commandRoles = "admin, maintain or write"
 
-const supportedEvents = "pull_request, pull_request_target, workflow_dispatch and issue_comment (the " + Command + " command)"
+const supportedEvents = "pull_request, pull_request_target, workflow_dispatch, issue_comment (the " + Command + " command) and pull_request_review_comment (" + Command + " dismiss or restore in a finding's thread)"
 
 // supported returns an ErrUnsupportedEvent error naming any event the
 // action does not run on.
 func supported(name string) error {
 	switch name {
-	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch, EventIssueComment:
+	case EventPullRequest, EventPullRequestTarget, EventWorkflowDispatch, EventIssueComment, EventReviewComment:
 		return nil
 	case "":
 		return fmt.Errorf("%w: GITHUB_EVENT_NAME is empty; anchor-review runs on "+supportedEvents, ErrUnsupportedEvent)
@@ -79,6 +82,10 @@ type Event struct {
 	// command comes back from ParseEvent with Review false until
 	// Authorize has seen the commenter's permission on the repository.
 	Commenter string
+	// Answer is a dismiss or restore command (a person answering a
+	// finding); nil for every other event. It never reviews: Review stays
+	// false, and the run answers the command instead.
+	Answer *Answer
 
 	// HasPR is true when the payload carried the pull request, so the
 	// fields below are set. A workflow_dispatch payload names no PR: the
@@ -120,7 +127,10 @@ type issuePayload struct {
 type commentPayload struct {
 	ID   int64   `json:"id"`
 	Body *string `json:"body"`
-	User *struct {
+	// InReplyTo is the thread's first comment, for a reply in an inline
+	// thread (pull_request_review_comment).
+	InReplyTo int64 `json:"in_reply_to_id"`
+	User      *struct {
 		Login string `json:"login"`
 	} `json:"user"`
 }
@@ -169,6 +179,9 @@ func ParseEvent(name string, payloadJSON []byte, prNumberInput string) (Event, e
 
 	if name == EventIssueComment {
 		return ev, ev.fromComment(p)
+	}
+	if name == EventReviewComment {
+		return ev, ev.fromReviewComment(p)
 	}
 	if name == EventWorkflowDispatch {
 		if err := ev.setRepo(p.Repository, "repository"); err != nil {
@@ -273,8 +286,93 @@ func (ev *Event) fromComment(p payload) error {
 		// No author to authorize: nobody may run it.
 		return fmt.Errorf("%w: issue_comment payload has no comment.user.login", ErrPayload)
 	}
-	ev.PRNumber, ev.CommentID, ev.Commenter, ev.Rerun = p.Issue.Number, p.Comment.ID, login, true
+	ev.PRNumber, ev.CommentID, ev.Commenter = p.Issue.Number, p.Comment.ID, login
+	if a, ok := ParseAnswer(body); ok {
+		ev.Answer = &a
+		return nil
+	}
+	ev.Rerun = true
 	return nil
+}
+
+// fromReviewComment interprets a pull_request_review_comment event: a
+// created reply in an inline thread whose body is /anchor-review dismiss
+// or restore answers the thread's finding; anything else is a notice.
+func (ev *Event) fromReviewComment(p payload) error {
+	if err := ev.setRepo(p.Repository, "repository"); err != nil {
+		return err
+	}
+	if p.PullRequest == nil || p.Comment == nil {
+		return fmt.Errorf("%w: pull_request_review_comment payload has no pull_request or comment", ErrPayload)
+	}
+	body := ""
+	if p.Comment.Body != nil {
+		body = *p.Comment.Body
+	}
+	a, ok := ParseAnswer(body)
+	switch {
+	case p.Action != "created":
+		ev.Notice = fmt.Sprintf("pull_request_review_comment action %q does nothing (only a created %s dismiss or restore reply does)", escapeLine(truncate(p.Action, 40)), Command)
+		return nil
+	case !ok:
+		ev.Notice = "the review comment is not an " + Command + " dismiss or restore command: nothing to do"
+		return nil
+	case p.Comment.InReplyTo == 0:
+		ev.Notice = Command + " " + a.Verb + " in a review comment answers the finding of the thread it replies in; this comment starts no thread of ours: nothing to do"
+		return nil
+	}
+	n := p.PullRequest.Number
+	if n == 0 {
+		n = p.Number
+	}
+	if n < 1 || n > math.MaxInt32 {
+		return fmt.Errorf("%w: pull_request_review_comment payload's pull request number %d is out of range (1 to %d)", ErrPayload, n, math.MaxInt32)
+	}
+	if p.Comment.User == nil || p.Comment.User.Login == "" {
+		return fmt.Errorf("%w: pull_request_review_comment payload has no comment.user.login", ErrPayload)
+	}
+	a.Thread = p.Comment.InReplyTo
+	ev.PRNumber, ev.CommentID, ev.Commenter, ev.Answer = n, p.Comment.ID, p.Comment.User.Login, &a
+	return nil
+}
+
+// Verbs of an Answer.
+const (
+	VerbDismiss = "dismiss"
+	VerbRestore = "restore"
+)
+
+// Answer is a person's answer to a posted finding: /anchor-review dismiss
+// <id> <reason> (or dismiss <reason> in the finding's inline thread), or
+// /anchor-review restore <id>. Its text is untrusted.
+type Answer struct {
+	Verb string // VerbDismiss or VerbRestore
+	// Words is what follows the verb, trimmed: "<id> <reason>" in a PR
+	// comment, "<reason>" (or "<id> <reason>") in a thread.
+	Words string
+	// Thread is the inline thread's first comment when the command is a
+	// reply in it; 0 for a PR comment.
+	Thread int64
+}
+
+// ParseAnswer reads a dismiss or restore command: the comment's first
+// word is exactly /anchor-review and its second, in any case, dismiss or
+// restore.
+func ParseAnswer(body string) (Answer, bool) {
+	if !IsCommand(body) {
+		return Answer{}, false
+	}
+	rest := strings.TrimPrefix(strings.TrimLeftFunc(body, unicode.IsSpace), Command)
+	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	end := strings.IndexFunc(rest, unicode.IsSpace)
+	if end < 0 {
+		end = len(rest)
+	}
+	verb := strings.ToLower(rest[:end])
+	if verb != VerbDismiss && verb != VerbRestore {
+		return Answer{}, false
+	}
+	return Answer{Verb: verb, Words: strings.TrimSpace(rest[end:])}, true
 }
 
 // Authorize decides an /anchor-review command from its author's permission

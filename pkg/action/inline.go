@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
@@ -40,7 +41,7 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 		return st
 	}
 	plan := inline.Build(inline.Input{
-		Findings: res.Findings, Files: res.Files, HeadSHA: res.HeadSHA, BotLogin: p.bot,
+		Findings: res.Findings, Dismissed: res.Dismissed, Files: res.Files, HeadSHA: res.HeadSHA, BotLogin: p.bot,
 		Existing: existing, Complete: res.Complete(),
 		Render: ro,
 	})
@@ -51,7 +52,7 @@ func (p publisher) inlineReview(ctx context.Context, res review.Result, ro repor
 		// The metadata records each commented finding's inline fingerprint,
 		// so stats can read the comment's reactions.
 		st.Fingerprints = map[int]string{}
-		for _, f := range res.Findings {
+		for _, f := range append(slices.Clip(res.Findings), res.Dismissed...) {
 			if _, ok := st.Links[f.Number]; ok {
 				st.Fingerprints[f.Number] = inline.FingerprintOf(f, res.Files)
 			}

@@ -60,9 +60,9 @@ func inlineResult(t *testing.T, text string, shift int) review.Result {
 
 func (e *pubEnv) publishInline(t *testing.T, res review.Result) (action.StepOutputs, string) {
 	t.Helper()
-	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: action.ModeComment, FailOn: "P1", Inline: true}
+	po := action.PublishOptions{GitHub: e.gh, Notifier: e.n, Logf: t.Logf, Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: action.ModeComment, FailOn: "P1", Inline: true}
 	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: res.HeadSHA, FailOn: "P1"}
-	out := action.Publish(context.Background(), action.PublishDeps{GitHub: e.gh, Notifier: e.n, Logf: t.Logf}, po, res, e.pr(t), ro)
+	out := action.Publish(context.Background(), po, res, e.pr(t), ro)
 	body := ""
 	if mc := e.markerComments(); len(mc) == 1 {
 		body = mc[0].Body
@@ -276,9 +276,9 @@ func TestInlineConcurrentRunsConverge(t *testing.T) {
 	e := newPubEnv(t)
 	e.srv.SetDiff(pubPR, inlineDiff)
 	race := &racingReviewGitHub{GitHub: e.gh, srv: e.srv}
-	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: action.ModeComment, FailOn: "P1", Inline: true}
+	po := action.PublishOptions{GitHub: race, Notifier: e.n, Logf: t.Logf, Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: action.ModeComment, FailOn: "P1", Inline: true}
 	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: pubHead, FailOn: "P1"}
-	action.Publish(context.Background(), action.PublishDeps{GitHub: race, Notifier: e.n, Logf: t.Logf}, po, inlineResult(t, inlineDiff, 0), e.pr(t), ro)
+	action.Publish(context.Background(), po, inlineResult(t, inlineDiff, 0), e.pr(t), ro)
 
 	rc := e.srv.ReviewComments(pubPR)
 	if len(rc) != 2 || len(race.other) != 2 || rc[0].ID != race.other[0].ID || rc[1].ID != race.other[1].ID {

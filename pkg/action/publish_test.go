@@ -90,9 +90,9 @@ func (e *pubEnv) pr(t *testing.T) *review.PR {
 // publish runs action.Publish against the fake through gh.
 func (e *pubEnv) publish(t *testing.T, gh action.GitHub, mode string, quiet bool, res review.Result, pr *review.PR) action.StepOutputs {
 	t.Helper()
-	po := action.PublishOptions{Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: mode, FailOn: "P1", Quiet: quiet}
+	po := action.PublishOptions{GitHub: gh, Notifier: e.n, Logf: t.Logf, Owner: pubOwner, Repo: pubRepo, PR: pubPR, BotLogin: pubBot, Mode: mode, FailOn: "P1", Quiet: quiet}
 	ro := report.Options{Repo: pubOwner + "/" + pubRepo, HeadSHA: pubHead, FailOn: "P1", Quiet: quiet}
-	return action.Publish(context.Background(), action.PublishDeps{GitHub: gh, Notifier: e.n, Logf: t.Logf}, po, res, pr, ro)
+	return action.Publish(context.Background(), po, res, pr, ro)
 }
 
 // writes are the requests that change state on GitHub.
@@ -162,7 +162,7 @@ func TestPublishReportOnly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newPubEnv(t)
-			e.srv.AddComment(pubPR, pubBot, oldReport("old findings"))
+			e.srv.AddReport(pubPR, pubBot, oldReport("old findings"))
 			pr := e.pr(t)
 			before := len(e.srv.Requests())
 			res := tc.res()
@@ -277,7 +277,7 @@ type racingGitHub struct {
 
 func (r racingGitHub) CreateComment(ctx context.Context, owner, repo string, n int, body string) (github.Comment, error) {
 	c, err := r.Client.CreateComment(ctx, owner, repo, n, body)
-	r.srv.AddComment(n, pubBot, oldReport("concurrent run"))
+	r.srv.AddReport(n, pubBot, oldReport("concurrent run"))
 	return c, err
 }
 
@@ -290,7 +290,7 @@ type fasterRunGitHub struct {
 }
 
 func (r fasterRunGitHub) CreateComment(ctx context.Context, owner, repo string, n int, body string) (github.Comment, error) {
-	r.srv.AddComment(n, pubBot, oldReport("concurrent run"))
+	r.srv.AddReport(n, pubBot, oldReport("concurrent run"))
 	c, err := r.Client.CreateComment(ctx, owner, repo, n, body)
 	if err != nil {
 		return c, err
@@ -317,7 +317,7 @@ func TestPublishConcurrentDuplicate(t *testing.T) {
 			name: "other report created after our listing, before ours",
 			run: func(t *testing.T, e *pubEnv) action.StepOutputs {
 				stale := e.pr(t)
-				e.srv.AddComment(pubPR, pubBot, oldReport("concurrent run"))
+				e.srv.AddReport(pubPR, pubBot, oldReport("concurrent run"))
 				return e.publish(t, e.gh, action.ModeComment, false, result(action.ModeComment, true), stale)
 			},
 			wantOldest: true, reread: true,
@@ -443,7 +443,7 @@ func (d deletedReportGitHub) EditComment(ctx context.Context, owner, repo string
 func TestPublishReportDeletedMeanwhile(t *testing.T) {
 	t.Parallel()
 	e := newPubEnv(t)
-	e.srv.AddComment(pubPR, pubBot, oldReport("earlier run"))
+	e.srv.AddReport(pubPR, pubBot, oldReport("earlier run"))
 	out := e.publish(t, deletedReportGitHub{e.gh, e.srv}, action.ModeComment, false, result(action.ModeComment, true), e.pr(t))
 	ours := e.markerComments()
 	if len(ours) != 1 || !strings.Contains(ours[0].Body, tP0) {

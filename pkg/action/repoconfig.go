@@ -47,6 +47,7 @@ func FileKeys() []FileKey {
 		{Key: "quiet", Input: "quiet"},
 		{Key: "incomplete", Input: "incomplete"},
 		{Key: "on_new_commits", Input: "on-new-commits"},
+		{Key: "dismiss_by", Input: "dismiss-by"},
 		{Key: "inline", Input: "inline"},
 		{Key: "max_input_tokens", Input: "max-input-tokens"},
 		{Key: "validator_batching", Input: "validator-batching"},

@@ -57,7 +57,7 @@ func TestPublishUnreviewedNeverGreen(t *testing.T) {
 			if tc.refuse {
 				e.srv.RefuseConclusion(report.ConclusionActionRequired)
 			}
-			e.srv.AddComment(pubPR, pubBot, reportFor(pubOld, "the earlier report"))
+			e.srv.AddReport(pubPR, pubBot, reportFor(pubOld, "the earlier report"))
 			pr := e.pr(t)
 			pr.Info = nil
 			out := e.publish(t, e.gh, action.ModeComment, false, skipped(tc.conclusion, tc.blocking), pr)
@@ -99,7 +99,7 @@ func TestPublishRacingPushes(t *testing.T) {
 		t.Parallel()
 		e := newPubEnv(t)
 		stale := e.pr(t) // Stage 1 of the newer run: no report yet
-		e.srv.AddComment(pubPR, pubBot, reportFor(pubOld, "the older run's report"))
+		e.srv.AddReport(pubPR, pubBot, reportFor(pubOld, "the older run's report"))
 		out := e.publish(t, e.gh, action.ModeComment, false, result(action.ModeComment, true), stale)
 		ours := e.markerComments()
 		if len(ours) != 1 || !strings.Contains(ours[0].Body, tP0) {
@@ -117,7 +117,7 @@ func TestPublishRacingPushes(t *testing.T) {
 	t.Run("an older run finishing last leaves the newer report alone", func(t *testing.T) {
 		t.Parallel()
 		e := newPubEnv(t)
-		e.srv.AddComment(pubPR, pubBot, reportFor(pubOld, "the report both runs read at Stage 1"))
+		e.srv.AddReport(pubPR, pubBot, reportFor(pubOld, "the report both runs read at Stage 1"))
 		stale := e.pr(t)
 		// While this (older) run reviewed pubHead, a push moved the PR to
 		// pubNewer and that run already posted its report.

@@ -147,6 +147,12 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	})
 	srv.SetDiff(pr.Number, string(patch))
 	for _, c := range comments {
+		if c.Author == "github-actions[bot]" {
+			// The Action's own earlier report, posted with the check run
+			// that names it.
+			srv.AddReport(pr.Number, c.Author, c.Body)
+			continue
+		}
 		srv.AddComment(pr.Number, c.Author, c.Body)
 	}
 	if err := serveTree(srv, path.Join(dir, "head"), pr.HeadSHA, ".txt"); err != nil {
@@ -216,7 +222,8 @@ func demoWith(ctx context.Context, name string, model llm.Completer, inlineRevie
 	res.Coverage.Settings = rc.Settings
 	ro := report.Options{ServerURL: "https://github.com", Repo: demoOwner + "/" + demoRepo, HeadSHA: res.HeadSHA, FailOn: cfg.FailOn, Quiet: cfg.Quiet, Secrets: cfg.Secrets()}
 	n := &textNotifier{w: stdout}
-	out := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: n, Logf: w.logf}, action.PublishOptions{
+	out := action.Publish(ctx, action.PublishOptions{
+		GitHub: gh, Notifier: n, Logf: w.logf,
 		Owner: demoOwner, Repo: demoRepo, PR: pr.Number, BotLogin: demoBot, Mode: cfg.Mode, FailOn: cfg.FailOn, Quiet: cfg.Quiet,
 		Inline: inlineReview,
 	}, res, got, ro)

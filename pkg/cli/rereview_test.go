@@ -139,7 +139,7 @@ func TestReviewPRReviewsUnattestedHead(t *testing.T) {
 			defer m.Close()
 			m.Script("correctness", llmtest.OK(invoiceAnswer(t, "correctness", "P1", 75, whyDiscount)))
 			m.Script(llm.Validator, verdict(true, "Integer division truncates."))
-			gh.AddComment(7, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(tc.meta)+"\n## anchor-review\n")
+			gh.AddReport(7, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(tc.meta)+"\n## anchor-review\n")
 			_, stderr, err := run(t, noEnv, "review", "--repo", "o/r", "--pr", "7", "--post", "--github-api-url", gh.URL+"/", "--github-token", "t", "--base-url", m.URL, "--api-key", "k")
 			if !errors.Is(err, action.ErrBlocking) {
 				t.Errorf("review --post: %v; want ErrBlocking from a new review\n%s", err, stderr)

@@ -303,7 +303,8 @@ func reviewWith(ctx context.Context, o reviewOptions) error {
 		if f.post {
 			c := rc.Config
 			ro := report.Options{ServerURL: serverURL, Repo: f.repo, HeadSHA: res.HeadSHA, FailOn: c.FailOn, Quiet: c.Quiet, Secrets: secrets(getenv, token, f.apiKey), Version: f.version, Pricing: f.prices}
-			posted := action.Publish(ctx, action.PublishDeps{GitHub: gh, Notifier: &textNotifier{w: stderr}, Logf: logf}, action.PublishOptions{
+			posted := action.Publish(ctx, action.PublishOptions{
+				GitHub: gh, Notifier: &textNotifier{w: stderr}, Logf: logf,
 				Owner: opts.Owner, Repo: opts.Repo, PR: f.pr, BotLogin: c.BotLogin, Mode: review.ModeComment, FailOn: c.FailOn, Quiet: c.Quiet,
 			}, res, pr, ro)
 			out = &posted

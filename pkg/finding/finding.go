@@ -103,6 +103,8 @@ type Finding struct {
 	Reviewers []string `json:"reviewers,omitempty"`
 	// Number is the finding's 1-based number in the report (0 = unnumbered).
 	Number int `json:"number,omitempty"`
+	// ID is the finding's short id (IDs), set where it is rendered.
+	ID string `json:"id,omitempty"`
 	// Promoted is true when cross-reviewer agreement raised the anchor.
 	Promoted bool `json:"promoted,omitempty"`
 	// Validation is the Stage 5b verdict, when the validator ran.
@@ -117,6 +119,18 @@ type Finding struct {
 	// among Reviewers, and it never raises the anchor (folding is not
 	// promotion).
 	TestGap *TestGap `json:"test_gap,omitempty"`
+	// Dismissed is a person's dismissal of the same problem at an earlier
+	// head whose lines have changed since: the finding was judged afresh,
+	// and its comment says it was dismissed before.
+	Dismissed *PastDismissal `json:"dismissed,omitempty"`
+}
+
+// PastDismissal is a dismissal that no longer applies because the
+// finding's lines changed after it (the text is untrusted: sanitize it).
+type PastDismissal struct {
+	Head   string `json:"head"` // the head it was dismissed at
+	By     string `json:"by"`
+	Reason string `json:"reason"`
 }
 
 // TestGap is a folded test-gap finding: its title (what the test would
@@ -132,6 +146,49 @@ type TestGap struct {
 func Fingerprint(f Finding) string {
 	sum := sha256.Sum256([]byte(f.File + "\x00" + NormalizeTitle(f.Title)))
 	return hex.EncodeToString(sum[:8])
+}
+
+// ShortIDLen is the length of a short id when no other finding of the
+// report shares its first digits.
+const ShortIDLen = 6
+
+// ShortIDs gives each fingerprint (Fingerprint, 16 hex digits) the short id
+// a person types to answer the finding (/anchor-review dismiss <id>): its
+// first ShortIDLen digits, lengthened until no other fingerprint of the
+// list shares them. Equal fingerprints (one problem) share an id. The id
+// follows the finding from review to review, since its fingerprint does.
+func ShortIDs(fps []string) []string {
+	out := make([]string, len(fps))
+	for i, fp := range fps {
+		n := min(ShortIDLen, len(fp))
+		for _, other := range fps {
+			for other != fp && n < len(fp) && strings.HasPrefix(other, fp[:n]) {
+				n++
+			}
+		}
+		out[i] = fp[:n]
+	}
+	return out
+}
+
+// IDs maps each finding's fingerprint to its short id (ShortIDs) among
+// fs: the report, its inline comments and its metadata all call it with
+// the same findings (those posted and those dismissed), so they agree.
+func IDs(fs []Finding) map[string]string {
+	seen := map[string]bool{}
+	var fps []string
+	for _, f := range fs {
+		if fp := Fingerprint(f); !seen[fp] {
+			seen[fp] = true
+			fps = append(fps, fp)
+		}
+	}
+	ids := ShortIDs(fps)
+	out := make(map[string]string, len(fps))
+	for i, fp := range fps {
+		out[fp] = ids[i]
+	}
+	return out
 }
 
 // Suggestion is a model-proposed replacement of lines StartLine..EndLine

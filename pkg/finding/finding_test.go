@@ -61,3 +61,17 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("fingerprint %q; want 16 hex digits", fp)
 	}
 }
+
+// TestShortIDs: six digits when unique, longer where two fingerprints
+// share them, the same id for the same fingerprint, and never one id a
+// prefix of another.
+func TestShortIDs(t *testing.T) {
+	t.Parallel()
+	got := ShortIDs([]string{"abcdef0123456789", "abcdef9876543210", "1234567890abcdef", "abcdef0123456789", "abcdef0199999999"})
+	want := []string{"abcdef012", "abcdef9", "123456", "abcdef012", "abcdef019"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("ShortIDs = %v; want %v", got, want)
+		}
+	}
+}

@@ -398,7 +398,10 @@ type CheckRun struct {
 	Title, Summary, Text              string
 	// DetailsURL is where the run's details live; GitHub asks for one with
 	// the action_required conclusion.
-	DetailsURL  string
+	DetailsURL string
+	// ExternalID names what the run goes with: the report comment
+	// (marker.CheckRef), so a later run can tell our report from a copy.
+	ExternalID  string
 	Annotations []Annotation
 }
 
@@ -413,6 +416,7 @@ func (c *Client) CreateCheckRun(ctx context.Context, owner, repo string, r Check
 		Status:     optional(r.Status),
 		Conclusion: optional(r.Conclusion),
 		DetailsURL: optional(r.DetailsURL),
+		ExternalID: optional(r.ExternalID),
 		Output:     out,
 	})
 	if err != nil {
@@ -439,6 +443,7 @@ func (c *Client) UpdateCheckRun(ctx context.Context, owner, repo string, id int6
 			Name:       r.Name, // always sent by go-github: keep the run's name
 			Status:     optional(r.Status),
 			Conclusion: optional(r.Conclusion),
+			ExternalID: optional(r.ExternalID),
 			Output:     output(r, batch),
 		})
 		if err != nil {

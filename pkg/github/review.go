@@ -74,6 +74,16 @@ func (c *Client) EditReviewComment(ctx context.Context, owner, repo string, id i
 	return reviewComment(rc), nil
 }
 
+// ReplyToReviewComment replies in the inline thread that review comment
+// id (the thread's first comment) starts on PR n.
+func (c *Client) ReplyToReviewComment(ctx context.Context, owner, repo string, n int, id int64, body string) (Comment, error) {
+	rc, _, err := c.gh.PullRequests.CreateCommentInReplyTo(ctx, owner, repo, n, body, id)
+	if err != nil {
+		return Comment{}, classifyItem(fmt.Sprintf("reply to review comment %d in %s/%s#%d", id, owner, repo, n), PermPullRequestsWrite, err)
+	}
+	return reviewComment(rc), nil
+}
+
 // DeleteReviewComment deletes review (line) comment id. A comment already
 // gone is an error matching ErrNotFound.
 func (c *Client) DeleteReviewComment(ctx context.Context, owner, repo string, id int64) error {

@@ -31,5 +31,5 @@ func Example() {
 	// var limit = 10
 	// ```
 	//
-	// <sub>anchor-review · finding 1 of the report comment</sub>
+	// <sub>anchor-review · finding 1 of the report comment · id `6724f5` · to dismiss it with a reason, reply `/anchor-review dismiss <reason>`</sub>
 }

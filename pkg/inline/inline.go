@@ -47,6 +47,10 @@ type Input struct {
 	// Findings are the posted findings (validated, anchor >= 75), numbered
 	// and sorted as the report lists them.
 	Findings []finding.Finding
+	// Dismissed are posted findings a person dismissed: their comments
+	// stay as they are (open, never called resolved), and none is posted
+	// anew.
+	Dismissed []finding.Finding
 	// Files are the reviewed files of the parsed diff.
 	Files []*diff.File
 	// HeadSHA is the commit the review comments on.
@@ -147,10 +151,19 @@ func Build(in Input) Plan {
 
 	current := map[string]bool{}
 	posted := map[string]int{}
+	ids := finding.IDs(append(slices.Clip(in.Findings), in.Dismissed...))
+	for _, f := range in.Dismissed {
+		fp := fingerprintOf(f, files[f.File])
+		current[fp] = true
+		if c, ok := open[fp]; ok {
+			p.Kept[f.Number] = c.HTMLURL
+		}
+	}
 	for _, f := range in.Findings {
 		df := files[f.File]
 		_, onDiff := lineText(df, f.Line)
 		fp := fingerprintOf(f, df)
+		f.ID = ids[finding.Fingerprint(f)]
 		current[fp] = true
 		if c, ok := open[fp]; ok {
 			p.Kept[f.Number] = c.HTMLURL

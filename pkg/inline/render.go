@@ -42,11 +42,19 @@ func RenderComment(f finding.Finding, fp string, replacement *string, o report.O
 		}
 		b.WriteString(fn + "\n\n")
 	}
-	if f.Number > 0 {
-		fmt.Fprintf(&b, "<sub>anchor-review · finding %d of the report comment</sub>\n", f.Number)
-	} else {
-		b.WriteString("<sub>anchor-review</sub>\n")
+	if f.Dismissed != nil {
+		b.WriteString(report.DismissedBeforeLine(f, o) + "\n\n")
 	}
+	foot := "anchor-review"
+	if f.Number > 0 {
+		foot += fmt.Sprintf(" · finding %d of the report comment", f.Number)
+	}
+	if f.ID != "" {
+		// The id a person answers the finding with; in this thread the
+		// command needs no id.
+		foot += " · id `" + f.ID + "` · to dismiss it with a reason, reply `" + "/anchor-review dismiss <reason>`"
+	}
+	b.WriteString("<sub>" + foot + "</sub>\n")
 	return b.String()
 }
 

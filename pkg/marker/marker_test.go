@@ -369,3 +369,15 @@ func TestMetaExplanations(t *testing.T) {
 		}
 	})
 }
+
+func TestCheckRef(t *testing.T) {
+	t.Parallel()
+	if id, ok := ParseCheckRef(CheckRef(4242)); !ok || id != 4242 {
+		t.Errorf("ParseCheckRef(CheckRef(4242)) = %d, %v", id, ok)
+	}
+	for _, s := range []string{"", "4242", "anchor-review:report:", "anchor-review:report:-1", "anchor-review:report:0", "anchor-review:report:12x", "anchor-review:report:+5", "anchor-review:report:99999999999999999999"} {
+		if id, ok := ParseCheckRef(s); ok {
+			t.Errorf("ParseCheckRef(%q) = %d, true; want false", s, id)
+		}
+	}
+}

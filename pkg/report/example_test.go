@@ -45,7 +45,7 @@ func ExampleComment() {
 	// Output:
 	// failure 1
 	// <!-- anchor-review:report -->
-	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567","why":"A failed flush loses writes silently; ping \u0040​octocat."}],"reviews":1,"usage":[{"name":"correctness","reviews":1,"calls":1,"prompt_tokens":2000,"cached_tokens":1024,"completion_tokens":120,"cost":0.000685,"posted":1},{"name":"reliability","reviews":1,"calls":1,"prompt_tokens":2100,"cached_tokens":2048,"completion_tokens":110,"cost":0.000402}],"validator_usage":{"reviews":1,"calls":1,"prompt_tokens":1100,"cached_tokens":1024,"completion_tokens":80,"cost":0.000261}} -->
+	// <!-- anchor-review:meta {"version":2,"head_sha":"0123456789abcdef0123456789abcdef01234567","verdict":"not-ready","conclusion":"failure","blocking":1,"heads":["0123456789abcdef0123456789abcdef01234567"],"findings":[{"file":"store/file.go","line":31,"severity":"P1","anchor":100,"fingerprint":"ad771aa4680af6df","id":"ad771a","title":"Error from Close is dropped","reviewer":"correctness","commit":"0123456789abcdef0123456789abcdef01234567","why":"A failed flush loses writes silently; ping \u0040​octocat."}],"reviews":1,"usage":[{"name":"correctness","reviews":1,"calls":1,"prompt_tokens":2000,"cached_tokens":1024,"completion_tokens":120,"cost":0.000685,"posted":1},{"name":"reliability","reviews":1,"calls":1,"prompt_tokens":2100,"cached_tokens":2048,"completion_tokens":110,"cost":0.000402}],"validator_usage":{"reviews":1,"calls":1,"prompt_tokens":1100,"cached_tokens":1024,"completion_tokens":80,"cost":0.000261}} -->
 	// ## anchor-review: 1 finding
 	//
 	// **Team:** correctness (always on); reliability (error handling in store/file.go).
@@ -54,7 +54,7 @@ func ExampleComment() {
 	//
 	// | # | File | Issue | Reviewer | Confidence |
 	// |---|---|---|---|---|
-	// | 1 | [`store/file.go:31`](https://github.com/octo/widgets/blob/0123456789abcdef0123456789abcdef01234567/store/file.go#L30-L32) | **Error from Close is dropped**<br>A failed flush loses writes silently; ping @​octocat. | correctness, reliability | 100 (promoted) |
+	// | 1 | [`store/file.go:31`](https://github.com/octo/widgets/blob/0123456789abcdef0123456789abcdef01234567/store/file.go#L30-L32) | `ad771a` **Error from Close is dropped**<br>A failed flush loses writes silently; ping @​octocat. | correctness, reliability | 100 (promoted) |
 	//
 	// <details><summary>Coverage</summary>
 	//

@@ -96,6 +96,9 @@ type Options struct {
 	// (the inline input): each finding with a line comment links it, and
 	// the body says what did not post.
 	Inline *InlineStatus
+	// Amend, when set, re-publishes an earlier report after a person
+	// answered a finding: no review ran (see Amendment).
+	Amend *Amendment
 	// Pricing prices the review's model calls for Coverage's estimated
 	// cost and the metadata's running totals; the zero value is the
 	// built-in table.

@@ -36,9 +36,13 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	pr := &PR{Info: info, Comments: comments}
 	res.HeadSHA, res.BaseRef, res.Title = info.HeadSHA, info.BaseRef, info.Title
 
-	dec := skip.Decide(skipPR(info), skipComments(comments), o.BotLogin, o.Rerun)
+	dec := skip.Decide(skipPR(info), SkipComments(comments), o.BotLogin, o.Rerun, ReportRuns(ctx, r.GitHub, o.Owner, o.Repo))
+	res.Coverage.Notices = append(res.Coverage.Notices, IgnoredNotice(dec.Ignored, dec.Err)...)
+	if dec.Err != nil {
+		o.logf("skip: could not read the check runs that vouch for our earlier report (%v): no earlier report is trusted", dec.Err)
+	}
 	if dec.Skip {
-		res.Skipped, res.SkipRule, res.SkipReason, res.Carried = true, dec.Rule, dec.Reason, dec.Carried
+		res.Skipped, res.SkipRule, res.SkipReason, res.Carried, res.CarriedFrom = true, dec.Rule, dec.Reason, dec.Carried, dec.Report
 		// A skipped PR has no verdict of its own; under rule 4 the earlier
 		// report's is carried forward.
 		if dec.Carried != nil {
@@ -283,12 +287,4 @@ func commitCount(n int) string {
 func skipPR(p *github.PR) skip.PR {
 	return skip.PR{State: p.State, Merged: p.Merged, Draft: p.Draft, Title: p.Title, Body: p.Body,
 		Author: p.Author, AuthorIsBot: p.AuthorIsBot, HeadSHA: p.HeadSHA}
-}
-
-func skipComments(cs []github.Comment) []skip.Comment {
-	out := make([]skip.Comment, len(cs))
-	for i, c := range cs {
-		out[i] = skip.Comment{Author: c.Author, Body: c.Body}
-	}
-	return out
 }

@@ -92,7 +92,7 @@ func (e *env) rereviewPR(t *testing.T, version int) {
 	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
 		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
 	})
-	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(version))
+	e.gh.AddReport(prNum, "github-actions[bot]", earlierReport(version))
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{
 		Commits: []string{midSHA, headSHA},
 		Files: []githubtest.File{
@@ -114,7 +114,7 @@ func (e *env) pushOnA(t *testing.T) {
 	e.addPR(t, addedFile("a.go", a)+addedFile("b.go", b), map[string]string{
 		"a.go": strings.Join(a, "\n") + "\n", "b.go": strings.Join(b, "\n") + "\n",
 	})
-	e.gh.AddComment(prNum, "github-actions[bot]", earlierReport(2))
+	e.gh.AddReport(prNum, "github-actions[bot]", earlierReport(2))
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA},
 		Files: []githubtest.File{{Filename: "a.go", Status: "modified", Patch: deltaA(), Additions: 3, Deletions: 1}}})
 }
@@ -247,18 +247,18 @@ func TestIncrementalFallsBackToWholePR(t *testing.T) {
 		// show what the new base brings.
 		{name: "the base branch changed", version: 2, reason: "base branch changed",
 			setup: func(e *env) {
-				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main"`, `"base_ref":"release-1"`, 1))
+				e.gh.AddReport(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main"`, `"base_ref":"release-1"`, 1))
 			}},
 		// The earlier review ran with an exclude pattern this run does
 		// not have: what it left out would stay unreviewed.
 		{name: "the exclude patterns changed", version: 2, reason: "exclude patterns, the personas or exclude-personas option",
 			setup: func(e *env) {
-				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"scope":"`+defaultScope+`"`,
+				e.gh.AddReport(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"scope":"`+defaultScope+`"`,
 					`"scope":"`+review.ScopeKey([]string{"b.go"}, nil, scope.Attributes{})+`"`, 1))
 			}},
 		{name: "a report that records no base branch", version: 2, reason: "does not record the base branch",
 			setup: func(e *env) {
-				e.gh.AddComment(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main",`, ``, 1))
+				e.gh.AddReport(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"base_ref":"main",`, ``, 1))
 			}},
 		{name: "a manual re-review", version: 2, rerun: true, reason: "manual re-review"},
 	} {
@@ -346,8 +346,8 @@ func TestOnNewCommitsSkip(t *testing.T) {
 	if n := len(e.model.Requests()); n != 0 {
 		t.Errorf("%d model calls; want none", n)
 	}
-	if n := len(e.gh.Requests()); n != 3 {
-		t.Errorf("%d GitHub requests; want 3 (PR, comments, compare)", n)
+	if n := len(e.gh.Requests()); n != 4 {
+		t.Errorf("%d GitHub requests; want 4 (PR, comments, the check runs that vouch for the report, compare)", n)
 	}
 	o.Rerun = true // a manual re-review reviews whatever on-new-commits says
 	if res, _, err := e.rv.ReviewPR(context.Background(), o); err != nil || res.Skipped {
@@ -366,7 +366,7 @@ func TestReviewedHeadsBounded(t *testing.T) {
 		m.Heads = append(m.Heads, fmt.Sprintf("%040x", i+1))
 	}
 	m.Heads[len(m.Heads)-1] = oldSHA
-	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	e.gh.AddReport(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	res, _, err := e.rv.ReviewPR(context.Background(), options())
 	if err != nil {
 		t.Fatalf("ReviewPR: %v", err)
@@ -392,7 +392,7 @@ func TestUncheckedCarriedFindingIsIncomplete(t *testing.T) {
 			// incomplete input's.
 			m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: defaultScope, Verdict: "ready-with-fixes", Conclusion: "success", Heads: []string{oldSHA},
 				Findings: []marker.Finding{metaFinding("a.go", 31, "P2", tNear, "correctness")}}
-			e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+			e.gh.AddReport(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 			e.verdicts.set(tNear, "malformed")
 			o := options()
 			o.Incomplete = incomplete
@@ -471,7 +471,7 @@ func TestIncrementalMarkerAddedByPR(t *testing.T) {
 	e.addPR(t, addedFile("gen.go", cur)+base, map[string]string{"gen.go": strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
 		Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
-	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	e.gh.AddReport(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: "gen.go", Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
 		{Filename: "base.go", Status: "modified", Additions: scope.HandEditLines, Deletions: scope.HandEditLines, Patch: basePatch},
@@ -563,7 +563,7 @@ func TestIncrementalDirectiveIsThePRs(t *testing.T) {
 	e.addPR(t, addedFile(path, cur), map[string]string{path: strings.Join(cur, "\n") + "\n"})
 	m := marker.Meta{Version: 2, HeadSHA: oldSHA, BaseRef: "main", Scope: review.ScopeKey(nil, []string{"correctness"}, scope.Attributes{}),
 		Verdict: "ready", Conclusion: "success", Heads: []string{oldSHA}}
-	e.gh.AddComment(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
+	e.gh.AddReport(prNum, "github-actions[bot]", marker.Report+"\n"+marker.FormatMeta(m)+"\n")
 	e.gh.SetCompare(oldSHA, headSHA, githubtest.Compare{Commits: []string{headSHA}, Files: []githubtest.File{
 		{Filename: path, Status: "modified", Additions: 1, Deletions: 1, Patch: patch},
 	}})

@@ -43,6 +43,8 @@ type Result struct {
 	// Carried is the earlier report's metadata when rule 4 fired, or when
 	// on-new-commits is skip and the new commits were skipped.
 	Carried *marker.Meta `json:"carried,omitempty"`
+	// CarriedFrom is the id of the report comment rule 4 carried.
+	CarriedFrom int64 `json:"carried_from,omitempty"`
 	// Unreviewed is set when on-new-commits skip left new commits
 	// unreviewed: the check on the new head must not be green.
 	Unreviewed *Unreviewed `json:"unreviewed,omitempty"`
@@ -61,6 +63,13 @@ type Result struct {
 	// BelowBar are P0 findings at anchor 50 kept by the gate's escape hatch:
 	// shown in the check run and job summary, never in the comment.
 	BelowBar []finding.Finding `json:"below_bar"`
+	// Dismissed are posted findings a person dismissed and whose
+	// dismissal still applies (ApplyDismissals): listed apart, never
+	// blocking, still recorded in the metadata so later runs carry them.
+	Dismissed []finding.Finding `json:"dismissed,omitempty"`
+	// Dismissals are the pull request's dismissals, read from our report's
+	// metadata: the report, the check and the metadata list each.
+	Dismissals []marker.Dismissal `json:"dismissals,omitempty"`
 	// PreExisting findings never leave the review; kept for report-path.
 	PreExisting []finding.Finding `json:"pre_existing"`
 	// Demoted holds, in report-only mode, the findings mode-aware demotion
@@ -170,6 +179,10 @@ type Coverage struct {
 	// Settings says where each effective setting came from (an input, the
 	// configuration file, or the default); the action fills it in.
 	Settings []Setting `json:"settings,omitempty"`
+	// Notices are sentences of the Action's own about how the run went
+	// that Coverage states once each: a comment ignored as no report of
+	// ours, a thread that could not be resolved, and why.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // ConfigUse records the repository configuration of a review.

@@ -28,6 +28,9 @@ type GitHub interface {
 	FileContent(ctx context.Context, owner, repo, path, ref string) (string, bool, error)
 	Tree(ctx context.Context, owner, repo, ref string) (paths []string, truncated bool, err error)
 	Compare(ctx context.Context, owner, repo, base, head string) (github.Comparison, error)
+	// CheckRunsOn lists a commit's check runs by name: the ownership test
+	// of a report (skip.Ours) reads them.
+	CheckRunsOn(ctx context.Context, owner, repo, sha, name string) ([]github.CheckRunRef, error)
 }
 
 // ErrNeedsModel is returned by a PrecheckOnly review whose pull request

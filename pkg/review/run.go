@@ -340,7 +340,13 @@ func (rn *reviewRun) validateNew(ctx context.Context, gated []finding.Finding) [
 	if rn.in.carry != nil {
 		vc.WholeFiles = rn.in.carry.deltaPR
 	}
+	answered, gated := rn.answered(ctx, gated)
 	kept, _ := rn.validate(ctx, &validation{gated: gated, parts: rn.parts, pc: vc, limit: rn.o.MaxValidations})
+	if len(answered) == 0 {
+		return kept
+	}
+	kept = append(kept, answered...)
+	synth.Sort(kept)
 	return kept
 }
 

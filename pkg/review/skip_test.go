@@ -12,8 +12,8 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/review"
 )
 
-// TestSkip: a skipped PR costs exactly two GitHub requests and no model
-// call; Rerun bypasses rule 4 (already reviewed) and no other rule.
+// TestSkip: a skipped PR costs two GitHub requests (three under rule 4:
+// the check runs that vouch for the report) and no model call; Rerun bypasses rule 4 (already reviewed) and no other rule.
 func TestSkip(t *testing.T) {
 	t.Parallel()
 	ourReport := marker.Report + "\n" + marker.FormatMeta(marker.Meta{HeadSHA: headSHA, Verdict: "not-ready", Conclusion: "failure", Blocking: 1}) + "\n## anchor-review\n"
@@ -24,7 +24,8 @@ func TestSkip(t *testing.T) {
 		pr       func(*githubtest.PR)
 		comment  [2]string // author, body
 		rerun    bool
-		wantRule int // 0: reviewed
+		forged   bool // the bot's comment has no check run naming it
+		wantRule int  // 0: reviewed
 		wantVerd review.Verdict
 	}{
 		{name: "closed", pr: func(p *githubtest.PR) { p.State = "closed" }, wantRule: 1, wantVerd: ""},
@@ -38,6 +39,9 @@ func TestSkip(t *testing.T) {
 		{name: "reviewed, rerun", comment: [2]string{"github-actions[bot]", ourReport}, rerun: true},
 		{name: "reviewed at an older head", comment: [2]string{"github-actions[bot]", olderReport}},
 		{name: "marker from someone else", comment: [2]string{"mallory", ourReport}},
+		// Issue 28: our identity and marker, but no check run of ours names
+		// the comment (another workflow echoed it): no report of ours.
+		{name: "our identity and marker, no check run of ours", comment: [2]string{"github-actions[bot]", ourReport}, forged: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -48,7 +52,10 @@ func TestSkip(t *testing.T) {
 				tc.pr(&p)
 			}
 			e.gh.AddPR(p)
-			if tc.comment[0] != "" {
+			switch {
+			case tc.comment[0] == "github-actions[bot]" && !tc.forged:
+				e.gh.AddReport(prNum, tc.comment[0], tc.comment[1])
+			case tc.comment[0] != "":
 				e.gh.AddComment(prNum, tc.comment[0], tc.comment[1])
 			}
 			o := options()
@@ -71,8 +78,12 @@ func TestSkip(t *testing.T) {
 			if !res.Skipped || res.SkipRule != tc.wantRule || res.SkipReason == "" {
 				t.Errorf("got skipped %t rule %d reason %q; want rule %d with a reason", res.Skipped, res.SkipRule, res.SkipReason, tc.wantRule)
 			}
-			if gh != 2 || model != 0 {
-				t.Errorf("cost: %d GitHub requests, %d model calls; want 2, 0", gh, model)
+			reads := 2 // the PR, its comments
+			if tc.wantRule == 4 {
+				reads++ // the check runs that vouch for the report
+			}
+			if gh != reads || model != 0 {
+				t.Errorf("cost: %d GitHub requests, %d model calls; want %d, 0", gh, model, reads)
 			}
 			if res.Verdict != tc.wantVerd {
 				t.Errorf("verdict: got %s; want %s", res.Verdict, tc.wantVerd)

@@ -14,7 +14,8 @@
 //  4. the PR was already reviewed AT ITS CURRENT HEAD: an issue comment by
 //     the action's own identity (bot-login) whose first line is the report
 //     marker, whose second line is a valid metadata line, and whose
-//     head_sha is the PR's head; a green verdict counts only when the
+//     head_sha is the PR's head, and that an `anchor-review` check run
+//     of ours on that head names (Ours); a green verdict counts only when the
 //     metadata attests a complete review (see vouches). A marker in anyone else's comment, or
 //     anywhere but the first line, is ignored: otherwise any user or
 //     workflow could switch reviews off. A deliberate rerun bypasses this
@@ -53,6 +54,7 @@ type PR struct {
 
 // Comment is one issue comment on the PR.
 type Comment struct {
+	ID     int64  // the comment's id (0 when the caller does not need it)
 	Author string // the author's login
 	Body   string
 }
@@ -68,6 +70,12 @@ type Decision struct {
 	// Previous is the metadata of our newest report when it was written for
 	// an older head (new commits since); nil otherwise. Not a skip.
 	Previous *marker.Meta
+	// Report is the id of the comment Carried was read from.
+	Report int64
+	// Ignored counts comments that looked like our report but failed the
+	// ownership test (Ours); Err is why it could not be made.
+	Ignored int
+	Err     error
 }
 
 // dependencyBots write release notes into their PR bodies: a trivial title
@@ -129,8 +137,10 @@ func TrivialTitle(title string) bool {
 // comments in the order the API lists them (oldest first), so the last
 // report comment is the newest. botLogin is the action's identity, compared
 // case-insensitively; when empty, no comment counts as the action's and
-// rule 4 never fires. rerun bypasses rule 4 and no other rule.
-func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
+// rule 4 never fires. rerun bypasses rule 4 and no other rule. runs lists
+// the check runs on a report's head, for the ownership test (Ours): a
+// report no check run of ours names is ignored.
+func Decide(pr PR, comments []Comment, botLogin string, rerun bool, runs Runs) Decision {
 	switch {
 	case pr.Merged:
 		return Decision{Skip: true, Rule: RuleClosed, Reason: "the pull request is merged"}
@@ -155,12 +165,13 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 	if botLogin == "" {
 		return Decision{}
 	}
-	m, ok := LastReport(comments, botLogin)
-	if !ok {
-		return Decision{}
+	found := LastReportComment(comments, botLogin, runs)
+	if !found.OK {
+		return Decision{Ignored: found.Ignored, Err: found.Err}
 	}
+	m := found.Meta
 	if rerun || m.HeadSHA != pr.HeadSHA {
-		return Decision{Previous: &m}
+		return Decision{Previous: &m, Ignored: found.Ignored}
 	}
 	if !vouches(m) || green(m) && reports(comments, botLogin) > 1 {
 		// Our report for this head, but it cannot vouch for a green check,
@@ -169,9 +180,9 @@ func Decide(pr PR, comments []Comment, botLogin string, rerun bool) Decision {
 		// and a green verdict needs the two to be the same report. The
 		// head is reviewed again, from scratch, and the publisher removes
 		// the duplicates.
-		return Decision{}
+		return Decision{Ignored: found.Ignored}
 	}
-	return Decision{Skip: true, Rule: RuleReviewed, Carried: &m,
+	return Decision{Skip: true, Rule: RuleReviewed, Carried: &m, Report: found.Comment.ID, Ignored: found.Ignored,
 		Reason: "already reviewed at this head commit: " + botLogin + " posted a report for " + m.HeadSHA[:12] + "; run the workflow manually (workflow_dispatch) to review again"}
 }
 
@@ -200,10 +211,13 @@ func reports(comments []Comment, login string) int {
 	return n
 }
 
-// LastReport returns the metadata of the newest report comment written by
-// login: the marker on its first line and a valid metadata line on its
-// second. Comments that fail either test are not reports.
-func LastReport(comments []Comment, login string) (marker.Meta, bool) {
+// LastClaim returns the metadata of the newest comment by login that
+// carries the report marker and valid metadata, WITHOUT the ownership test
+// (Ours): it is no report to trust. Only housekeeping reads it (the
+// publisher's check that a newer run has not posted since this one
+// started, where a report whose check run is still being written must
+// count); every decision reads LastReportComment.
+func LastClaim(comments []Comment, login string) (marker.Meta, bool) {
 	for i := len(comments) - 1; i >= 0; i-- {
 		c := comments[i]
 		if !strings.EqualFold(c.Author, login) {

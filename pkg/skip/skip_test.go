@@ -151,7 +151,8 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Decide(tt.pr, tt.comments, tt.botLogin, tt.rerun)
+			comments := numbered(tt.comments)
+			got := Decide(tt.pr, comments, tt.botLogin, tt.rerun, vouchAll(comments))
 			if got.Skip != tt.want.Skip || got.Rule != tt.want.Rule || got.Reason != tt.want.Reason {
 				t.Errorf("Decide() = {Skip:%v Rule:%d Reason:%q}; want {Skip:%v Rule:%d Reason:%q}",
 					got.Skip, got.Rule, got.Reason, tt.want.Skip, tt.want.Rule, tt.want.Reason)
@@ -176,7 +177,7 @@ func TestDecide(t *testing.T) {
 func TestDecideReasonOmitsTitle(t *testing.T) {
 	t.Parallel()
 	title := "chore(deps): ::set-output name=x::pwned"
-	d := Decide(PR{State: "open", Title: title, AuthorIsBot: true}, nil, bot, false)
+	d := Decide(PR{State: "open", Title: title, AuthorIsBot: true}, nil, bot, false, nil)
 	if !d.Skip || strings.Contains(d.Reason, "set-output") {
 		t.Errorf("Decide(%q) = %+v; want a skip whose reason omits the title", title, d)
 	}
@@ -198,4 +199,27 @@ func FuzzTrivialTitle(f *testing.F) {
 			t.Errorf("TrivialTitle(%q) = true for a blank title", title)
 		}
 	})
+}
+
+// numbered gives each comment an id, as the API does (1, 2, ... in order).
+func numbered(cs []Comment) []Comment {
+	out := make([]Comment, len(cs))
+	for i, c := range cs {
+		c.ID = int64(i + 1)
+		out[i] = c
+	}
+	return out
+}
+
+// vouchAll lists, on any head, a check run of each comment's app naming
+// that comment: every comment passes the ownership test that its author
+// and marker allow.
+func vouchAll(cs []Comment) Runs {
+	return func(head string) ([]CheckRun, error) {
+		var out []CheckRun
+		for _, c := range cs {
+			out = append(out, CheckRun{HeadSHA: head, App: AppOf(c.Author), ExternalID: marker.CheckRef(c.ID)})
+		}
+		return out, nil
+	}
 }

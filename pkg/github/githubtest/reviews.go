@@ -302,3 +302,81 @@ func findHunk(hs []hunkRange, line int, left bool) int {
 func (s *Server) deleteReviewComment(w http.ResponseWriter, r *http.Request) {
 	s.deleteIn(w, r, s.reviews)
 }
+
+// replyToReviewComment is POST /repos/{o}/{r}/pulls/{n}/comments/{id}/replies.
+func (s *Server) replyToReviewComment(w http.ResponseWriter, r *http.Request) {
+	n, ok := number(w, r, "n")
+	if !ok {
+		return
+	}
+	id, ok := number(w, r, "id")
+	if !ok {
+		return
+	}
+	body, ok := readComment(w, r)
+	if !ok {
+		return
+	}
+	s.reply(w, r, int(n), id, body)
+}
+
+// createReviewComment is POST /repos/{o}/{r}/pulls/{n}/comments. The fake
+// takes its in_reply_to form only (go-github's CreateCommentInReplyTo;
+// GitHub then ignores every parameter but body); a new thread is 422.
+func (s *Server) createReviewComment(w http.ResponseWriter, r *http.Request) {
+	n, ok := number(w, r, "n")
+	if !ok {
+		return
+	}
+	var req struct {
+		Body      *string `json:"body"`
+		InReplyTo int64   `json:"in_reply_to"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	switch {
+	case req.Body == nil || *req.Body == "":
+		unprocessable(w, "body is missing")
+		return
+	case req.InReplyTo == 0:
+		unprocessable(w, "githubtest serves only replies (in_reply_to) on this endpoint; a new thread needs commit_id, path and line")
+		return
+	}
+	s.reply(w, r, int(n), req.InReplyTo, *req.Body)
+}
+
+// reply adds the token's reply to the thread comment id starts on PR n, as
+// GitHub answers it: 201 with the review comment; a comment that is not
+// on PR n is 404, and a reply to a reply is 422 (GitHub takes replies to a
+// thread's first comment only).
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, n int, id int64, body string) {
+	s.mu.Lock()
+	var top *Comment
+	for _, c := range s.reviews[n] {
+		if c.ID == id {
+			top = c
+		}
+	}
+	switch {
+	case top == nil:
+		s.mu.Unlock()
+		writeJSONError(w, http.StatusNotFound, "Not Found")
+		return
+	case top.InReplyTo != 0:
+		s.mu.Unlock()
+		unprocessable(w, "in_reply_to cannot be a reply")
+		return
+	}
+	author := s.tokenLogin
+	if author == "" {
+		author = commentAuthor
+	}
+	c := s.newComment(author, body)
+	c.Path, c.Line, c.Side, c.InReplyTo = top.Path, top.Line, top.Side, top.ID
+	s.reviews[n] = append(s.reviews[n], c)
+	cp := *c
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, s.reviewCommentJSON(r, n, cp))
+}

@@ -95,8 +95,13 @@ type CheckRun struct {
 	ID                                int64
 	Name, HeadSHA, Status, Conclusion string
 	Title, Summary, Text              string
-	Annotations                       []Annotation
-	Updates                           int
+	ExternalID                        string
+	// App is the slug of the GitHub App that created the run: the token's
+	// app (github-actions, or the app of SetTokenLogin's "<app>[bot]"), or
+	// what AddCheckRun says.
+	App         string
+	Annotations []Annotation
+	Updates     int
 }
 
 // Request is one request the fake received.
@@ -126,6 +131,7 @@ type Server struct {
 	prReviews map[int][]*Review
 	contents  map[string]string // ref + "\x00" + path
 	checks    []*CheckRun
+	planted   []*CheckRun        // AddCheckRun's: listed, not in CheckRuns
 	compares  map[string]Compare // base + "..." + head
 	reacts    map[int64][]string // comment id → reaction contents, in order
 	// people are reactions by others than the token (React), per comment.
@@ -169,6 +175,8 @@ func New() *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}/comments", s.listReviewCommentsOf)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.editReviewComment)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.replyToReviewComment)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.createReviewComment)
 	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteReviewComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", s.createComment)
@@ -177,6 +185,7 @@ func New() *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.createCheckRun)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRunsForRef)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContent)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.getTree)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead...}", s.getCompare)
@@ -945,6 +954,7 @@ type checkRunRequest struct {
 	HeadSHA    *string `json:"head_sha"`
 	Status     *string `json:"status"`
 	Conclusion *string `json:"conclusion"`
+	ExternalID *string `json:"external_id"`
 	Output     *struct {
 		Title       *string `json:"title"`
 		Summary     *string `json:"summary"`
@@ -1020,6 +1030,9 @@ func (c *CheckRun) apply(req checkRunRequest) {
 		c.Conclusion = *req.Conclusion
 		c.Status = "completed"
 	}
+	if req.ExternalID != nil {
+		c.ExternalID = *req.ExternalID
+	}
 	if o := req.Output; o != nil {
 		if o.Title != nil {
 			c.Title = *o.Title
@@ -1049,7 +1062,7 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.nextID++
-	c := &CheckRun{ID: s.nextID, HeadSHA: *req.HeadSHA, Status: "queued"}
+	c := &CheckRun{ID: s.nextID, HeadSHA: *req.HeadSHA, Status: "queued", App: s.tokenApp()}
 	c.apply(req)
 	s.checks = append(s.checks, c)
 	cp := *c
@@ -1134,6 +1147,8 @@ func (s *Server) checkRunJSON(r *http.Request, c CheckRun) map[string]any {
 	set(m, "output.annotations_count", len(c.Annotations))
 	set(m, "output.annotations_url", fmt.Sprintf("%s/repos/%s/check-runs/%d/annotations", api, repo, c.ID))
 	set(m, "pull_requests", []any{})
+	set(m, "external_id", c.ExternalID)
+	set(m, "app.slug", c.App)
 	return m
 }
 

@@ -1,0 +1,147 @@
+package action
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anchor-review/anchor-review/pkg/finding"
+	"github.com/anchor-review/anchor-review/pkg/github"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/report"
+	"github.com/anchor-review/anchor-review/pkg/review"
+)
+
+// TestParseAnswer: dismiss and restore are the command's second word, in
+// any case; anything else is not an answer (a plain /anchor-review stays a
+// re-review request).
+func TestParseAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body string
+		want Answer
+		ok   bool
+	}{
+		{"/anchor-review dismiss a1b2c3 intended change\nsee #12", Answer{Verb: VerbDismiss, Words: "a1b2c3 intended change\nsee #12"}, true},
+		{"  /anchor-review   DISMISS   ", Answer{Verb: VerbDismiss}, true},
+		{"/anchor-review restore a1b2c3", Answer{Verb: VerbRestore, Words: "a1b2c3"}, true},
+		{"/anchor-review please", Answer{}, false},
+		{"/anchor-review dismissal a1b2c3 x", Answer{}, false},
+		{"please /anchor-review dismiss a1b2c3 x", Answer{}, false},
+		{"/anchor-reviewdismiss a1b2c3 x", Answer{}, false},
+	} {
+		got, ok := ParseAnswer(tt.body)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("ParseAnswer(%q) = %+v, %v; want %+v, %v", tt.body, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestParseAnswerEvents: a dismiss in a PR comment is an answer, never a
+// re-review; a reply in an inline thread (pull_request_review_comment,
+// with in_reply_to_id as GitHub sends a reply) is an answer naming its
+// thread; a review comment that starts a thread, or is no command, is a
+// notice.
+func TestParseAnswerEvents(t *testing.T) {
+	t.Parallel()
+	ev, err := ParseEvent(EventIssueComment, prComment(t, "created", "/anchor-review dismiss a1b2c3 intended", "MEMBER"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Answer == nil || ev.Answer.Verb != VerbDismiss || ev.Rerun || ev.Review || ev.Commenter != "Codertocat" || ev.PRNumber != 2 {
+		t.Fatalf("issue_comment dismiss = %+v (answer %+v); want an answer, no review", ev, ev.Answer)
+	}
+	reply := func(body string, inReplyTo any) []byte {
+		return edit(t, webhook(t, "pull_request_review_comment.created.json"), func(p map[string]any) {
+			c := p["comment"].(map[string]any)
+			c["body"], c["in_reply_to_id"] = body, inReplyTo
+		})
+	}
+	ev, err = ParseEvent(EventReviewComment, reply("/anchor-review dismiss the API change is intended", 284312000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Answer == nil || ev.Answer.Thread != 284312000 || ev.Answer.Words != "the API change is intended" || ev.PRNumber != 2 ||
+		ev.CommentID != 284312630 || ev.Commenter != "Codertocat" || ev.Review || ev.Owner != "Codertocat" {
+		t.Fatalf("review-comment reply = %+v (answer %+v)", ev, ev.Answer)
+	}
+	for name, b := range map[string][]byte{
+		"a thread's first comment":  reply("/anchor-review dismiss intended", nil),
+		"not a command":             reply("looks fine", 284312000),
+		"a plain re-review request": reply("/anchor-review", 284312000),
+	} {
+		ev, err := ParseEvent(EventReviewComment, b, "")
+		if err != nil || ev.Answer != nil || ev.Review || ev.Notice == "" {
+			t.Errorf("%s: %+v, %v; want a notice", name, ev, err)
+		}
+	}
+}
+
+// racingReport is a GitHub whose first listing of the comments is followed
+// at once by a review publishing a new report over the one just read.
+type racingReport struct {
+	GitHub
+	once    sync.Once
+	rewrite func()
+}
+
+func (r *racingReport) IssueComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error) {
+	cs, err := r.GitHub.IssueComments(ctx, owner, repo, n)
+	r.once.Do(r.rewrite)
+	return cs, err
+}
+
+// TestAnswerRacingReview: a review that rewrites the report while a
+// dismissal is decided is not overwritten: the dismissal is decided again
+// on the new report and recorded in it.
+func TestAnswerRacingReview(t *testing.T) {
+	t.Parallel()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	body := func(text string, fs ...finding.Finding) string {
+		r := review.Result{HeadSHA: head, Repo: "o/r", Findings: fs, Verdict: review.DecideVerdict(review.Result{Findings: fs}), Coverage: review.Coverage{}}
+		return report.Comment(r, report.Options{}) + text
+	}
+	id := srv.AddReport(7, "github-actions[bot]", body("first", f))
+	other := f
+	other.Number, other.Title, other.Line = 2, "Interface grew a method", 1
+	race := &racingReport{GitHub: gh, rewrite: func() {
+		if _, err := gh.EditComment(context.Background(), "o", "r", id, body("second", f, other)); err != nil {
+			t.Error(err)
+		}
+	}}
+	fp := finding.Fingerprint(f)
+	a := answerer{gh: race, n: discard{}, logf: t.Logf, c: Config{BotLogin: "github-actions[bot]", DismissBy: DismissByOthers, FailOn: "P1"},
+		ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: VerbDismiss, Words: fp[:6] + " intended"}}}
+	out, err := a.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := srv.Comments(7)
+	m, err := marker.ParseReport(cs[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Findings) != 2 || len(m.Dismissals) != 1 || m.Dismissals[0].Fingerprint != fp || m.Blocking != 1 || out.Conclusion != "failure" {
+		t.Fatalf("meta %+v, conclusion %s; want the new report's two findings, the dismissal, the other still blocking", m, out.Conclusion)
+	}
+}
+
+type discard struct{}
+
+func (discard) Warningf(string, ...any)                           {}
+func (discard) Errorf(string, ...any)                             {}
+func (discard) AddStepSummary(string)                             {}
+func (discard) Annotate(string, string, int, int, string, string) {}
