@@ -71,7 +71,8 @@ func runStats(ctx context.Context, fac *Factory, args []string) error {
 
 Reads the repositories' anchor-review reports written in the period (their
 metadata) and inline comments (their reactions) through the GitHub API
-($GITHUB_TOKEN, read access to pull requests and issues), and prints per
+($GITHUB_TOKEN, read access to pull requests, issues and checks), counting a
+report only if an anchor-review check run of ours names it, and prints per
 persona over all of them: reviews, calls, tokens, estimated cost, findings
 posted, acted on, dismissed and thumbs up, each repository's totals, a Mermaid
 chart, the personas that cost money and posted nothing, and which persona to
@@ -198,7 +199,7 @@ func statsWith(ctx context.Context, opts statsOptions) error {
 	if err != nil {
 		var ae *github.APIError
 		if errors.As(err, &ae) && (ae.Status == 403 || ae.Status == 404) {
-			return fmt.Errorf("%w: %w (the token needs read access to each repository's pull requests and issues: `pull-requests: read` and `issues: read` in a workflow; another repository, or an organization's list, needs a token that can read them, such as a GitHub App's)", action.ErrCannotRun, err)
+			return fmt.Errorf("%w: %w (the token needs read access to each repository's pull requests, issues and check runs: `pull-requests: read`, `issues: read` and `checks: read` in a workflow; another repository, or an organization's list, needs a token that can read them, such as a GitHub App's)", action.ErrCannotRun, err)
 		}
 		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 	}

@@ -68,7 +68,7 @@ func TestStatsInfiniteCostWritesJSON(t *testing.T) {
 		Usage: []marker.Usage{{Name: "correctness", Reviews: 1, Calls: 1, Cost: 0.5}}}), `"cost":0.5`, `"cost":1.7e308`)
 	for n := 1; n <= 2; n++ {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: strings.Repeat("a", 40)})
-		gh.AddComment(n, "github-actions[bot]", marker.Report+"\n"+line+"\n")
+		gh.AddReport(n, "github-actions[bot]", marker.Report+"\n"+line+"\n")
 	}
 	env := map[string]string{"GITHUB_TOKEN": "ghs_x", "GITHUB_API_URL": gh.URL}
 	jsonPath := filepath.Join(t.TempDir(), "stats.json")

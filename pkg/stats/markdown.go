@@ -269,9 +269,7 @@ func (r *Report) notes(b *strings.Builder) {
 		fmt.Fprintf(b, "- %s of %s not counted: no anchor-review check run of ours on %s head names %s (another workflow posting as the same bot, or a copy): %s.\n",
 			plural(t.NotOurs, "report-shaped comment", "report-shaped comments"), r.text(r.BotLogin), map[bool]string{true: "its", false: "their"}[t.NotOurs == 1],
 			map[bool]string{true: "it", false: "them"}[t.NotOurs == 1], r.text(strings.Join(r.NotOurs, "; ")))
-	}
-	if r.Unverified {
-		b.WriteString("- The reports were counted on their author and marker alone: whether an anchor-review check run of ours names each one was not checked.\n")
+		b.WriteString("- A pull request counts the newest report that is ours.\n")
 	}
 	if r.Requests > 0 {
 		fmt.Fprintf(b, "- Read with %s to the GitHub API.\n", plural(r.Requests, "request"))

@@ -108,8 +108,9 @@ type Totals struct {
 	// figures: their findings count, their usage does not.
 	OlderReports      int `json:"older_reports"`
 	UnreadableReports int `json:"unreadable_reports"`
-	// NotOurs are report-shaped comments of the bot that failed the
-	// ownership test (no check run of ours names them): not counted.
+	// NotOurs counts the comments with the bot's identity and our marker
+	// that failed the ownership test (no check run of ours names them):
+	// look-alikes, never counted.
 	NotOurs int `json:"not_ours"`
 	Reviews int `json:"reviews"`
 	// IncrementalPRs got at least one incremental re-review (a push
@@ -199,9 +200,8 @@ type Report struct {
 	// Unreadable says which reports were left out, and why.
 	Unreadable []string `json:"unreadable,omitempty"`
 	// NotOurs names the report-shaped comments left out as not ours, and
-	// why; Unverified is true when no ownership test was made.
-	NotOurs    []string `json:"not_ours,omitempty"`
-	Unverified bool     `json:"unverified,omitempty"`
+	// why.
+	NotOurs []string `json:"not_ours,omitempty"`
 	// Requests is how many HTTP requests the reading took (retries
 	// included); set by the caller.
 	Requests int `json:"requests"`

@@ -31,6 +31,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/inline"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Source is the GitHub API as stats reads it (pkg/github.Client).
@@ -40,6 +41,7 @@ type Source interface {
 	EachRepoReviewComment(ctx context.Context, owner, repo string, since time.Time, visit func(github.Comment) error) error
 	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
 	EachOrgRepo(ctx context.Context, org string, visit func(github.RepoSummary) error) error
+	CheckRunsOn(ctx context.Context, owner, repo, sha, name string) ([]github.CheckRunRef, error)
 }
 
 // Defaults of the suggestion's thresholds and the organization's listing.
@@ -74,13 +76,6 @@ type Options struct {
 	// DefaultMinFindings, DefaultMinRate).
 	MinFindings int
 	MinRate     float64
-	// Ours decides whether a report comment is ours (SPEC 9.2: our
-	// identity and marker, and an anchor-review check run this Action
-	// created on the report's head that names the comment); why says
-	// what it lacks. Only the reports it accepts count: a comment another
-	// workflow posted as the same bot, carrying made-up figures, does not.
-	// Nil checks identity and marker alone, and the output says so.
-	Ours Ownership
 	// ServerURL is the GitHub web host (default https://github.com):
 	// the only host a link in printed text may keep, as in every report.
 	ServerURL string
@@ -106,14 +101,15 @@ func (o *Options) defaults() {
 	}
 }
 
-// Ownership is the "ours" test of a report comment whose marker and
-// author are already ours: ok, or why not.
-type Ownership func(ctx context.Context, owner, repo string, c github.Comment, m marker.Meta) (ok bool, why string, err error)
-
 // pr is what stats keeps of one pull request while it reads.
 type pr struct {
 	summary github.PullSummary
-	report  *reportSeen
+	// candidates are the comments with our identity and marker; report
+	// is the newest of them that is ours (skip.Ours), once decided.
+	candidates []*reportSeen
+	report     *reportSeen
+	// ignored say why each look-alike written in the period is not ours.
+	ignored []string
 	inline  []inlineSeen
 }
 
@@ -121,10 +117,11 @@ type reportSeen struct {
 	comment github.Comment
 	meta    marker.Meta
 	err     error
-	// notOurs says why the ownership test refused the report ("" when it
-	// passed or was not made).
-	notOurs string
 }
+
+// seen reports whether the pull request has a report of ours written in
+// the period, or one whose metadata does not parse.
+func (p *pr) seen() bool { return p.report != nil }
 
 // inlineSeen is one of our inline comments: its finding and its thumbs.
 type inlineSeen struct {
@@ -162,24 +159,55 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 	return t.report(), nil
 }
 
-// checkOwnership applies o.Ours to every report written in the period
-// whose metadata parses (the others do not count either way).
-func checkOwnership(ctx context.Context, owner, name string, prs map[int]*pr, o Options) error {
-	if o.Ours == nil {
-		return nil
-	}
+// choose decides each pull request's report: the newest comment with our
+// identity and marker that is ours (the ownership test: an anchor-review check run
+// that the app behind BotLogin created on the report's head names it, as
+// skip.Ours decides for the review itself). Another workflow posting as
+// the same bot can write a report-shaped comment with any figures; it is
+// not counted, and when no comment is ours the pull request is named.
+// A comment whose metadata does not parse cannot be checked (its head is
+// unknown): it counts as unreadable only when nothing else does. The
+// check runs of a head are listed once.
+func choose(ctx context.Context, src Source, owner, name string, prs map[int]*pr, o Options) error {
+	app := skip.AppOf(o.BotLogin)
+	runs := map[string][]skip.CheckRun{}
 	for _, n := range sortedNumbers(prs) {
-		rs := prs[n].report
-		if rs == nil || rs.err != nil || rs.comment.UpdatedAt.Before(o.Since) {
-			continue
+		p := prs[n]
+		slices.SortStableFunc(p.candidates, func(a, b *reportSeen) int { return b.comment.UpdatedAt.Compare(a.comment.UpdatedAt) })
+		var unreadable, earlier *reportSeen
+		for _, c := range p.candidates {
+			switch {
+			case c.comment.UpdatedAt.Before(o.Since):
+				// Written before the period: the pull request counts as
+				// without a report in it, ours or not; no request.
+				earlier = cmp.Or(earlier, c)
+				continue
+			case c.err != nil:
+				unreadable = cmp.Or(unreadable, c)
+				continue
+			}
+			head := c.meta.HeadSHA
+			rs, ok := runs[head]
+			if !ok {
+				refs, err := src.CheckRunsOn(ctx, owner, name, head, marker.CheckName)
+				if err != nil {
+					return fmt.Errorf("check that the report on #%d is ours: %w", n, err)
+				}
+				for _, r := range refs {
+					rs = append(rs, skip.CheckRun{HeadSHA: r.HeadSHA, App: r.App, ExternalID: r.ExternalID})
+				}
+				runs[head] = rs
+			}
+			if skip.Ours(skip.Comment{ID: c.comment.ID, Author: c.comment.Author}, c.meta, rs, o.BotLogin) {
+				p.report = c
+				break
+			}
+			p.ignored = append(p.ignored, fmt.Sprintf("comment %d: no %s check run of %s on %s names it", c.comment.ID, marker.CheckName, cmp.Or(app, "the bot's app"), head[:7]))
 		}
-		ok, why, err := o.Ours(ctx, owner, name, rs.comment, rs.meta)
-		if err != nil {
-			return fmt.Errorf("check that the report on #%d is ours: %w", n, err)
+		if p.report == nil {
+			p.report = cmp.Or(unreadable, earlier)
 		}
-		if !ok {
-			rs.notOurs = cmp.Or(why, "not ours")
-		}
+		p.candidates = nil
 	}
 	return nil
 }
@@ -235,34 +263,31 @@ func read(ctx context.Context, src Source, owner, name string, o Options) (map[i
 		if p == nil || !strings.EqualFold(c.Author, o.BotLogin) || !marker.HasReport(c.Body) {
 			return nil
 		}
-		if p.report != nil && p.report.comment.UpdatedAt.After(c.UpdatedAt) {
-			return nil // a second report (a race long ago): the newest counts
-		}
 		m, err := marker.ParseReport(c.Body)
 		c.Body = "" // read; not kept
-		p.report = &reportSeen{comment: c, meta: m, err: err}
+		p.candidates = append(p.candidates, &reportSeen{comment: c, meta: m, err: err})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if err := choose(ctx, src, owner, name, prs, o); err != nil {
+		return nil, err
+	}
 	reports := 0
 	for _, p := range prs {
-		if p.report != nil {
+		if p.seen() && p.report.err == nil && !p.report.comment.UpdatedAt.Before(o.Since) {
 			reports++
 		}
 	}
 	o.Progress("stats: %s: %d comments read, %d reports of %s", full, seen, reports, o.BotLogin)
-	if err := checkOwnership(ctx, owner, name, prs, o); err != nil {
-		return nil, err
-	}
 
 	// An inline comment older than the period on a pull request reviewed
 	// in it is not in the repository's listing: those pull requests are
 	// read whole below, and only the others take their comments from it.
-	readWhole := func(p *pr) bool { return p.report != nil && p.summary.CreatedAt.Before(o.Since) }
+	readWhole := func(p *pr) bool { return p.seen() && p.summary.CreatedAt.Before(o.Since) }
 	err = src.EachRepoReviewComment(ctx, owner, name, o.Since, func(c github.Comment) error {
-		if p := prs[c.Issue]; p != nil && p.report != nil && !readWhole(p) {
+		if p := prs[c.Issue]; p != nil && p.seen() && !readWhole(p) {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)
 			}

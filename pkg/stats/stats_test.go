@@ -50,7 +50,7 @@ func TestInlineCommentsBeforeThePeriod(t *testing.T) {
 	id := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
 	gh.React(id, "+1")
 	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
-	rid := gh.AddComment(5, bot, body)
+	rid := gh.AddReport(5, bot, body)
 	c := client(t, gh)
 	if _, err := c.EditComment(context.Background(), "octocat", "Hello-World", rid, body); err != nil {
 		t.Fatal(err) // a later review rewrote the report: updated a minute later
@@ -87,7 +87,7 @@ func TestPullReadWholeCountsEachCommentOnce(t *testing.T) {
 	fp := inline.Fingerprint(f.File, f.Title, "for i := 0; i <= n; i++ {")
 	gh.React(gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{})), "+1")
 	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
-	rid := gh.AddComment(5, bot, body)
+	rid := gh.AddReport(5, bot, body)
 	lid := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
 	gh.React(lid, "+1")
 	c := client(t, gh)
@@ -125,7 +125,7 @@ func TestReportsThatDoNotCount(t *testing.T) {
 	}
 	res, _ := reviewed(strings.Repeat("b", 40))
 	body := report.Comment(res, report.Options{})
-	gh.AddComment(1, bot, strings.Replace(body, `"version":2`, `"version":9`, 1))
+	gh.AddReport(1, bot, strings.Replace(body, `"version":2`, `"version":9`, 1))
 	gh.AddComment(2, "mallory", body)
 	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
@@ -189,7 +189,7 @@ func TestReviewedBeforeThePeriod(t *testing.T) {
 	head := strings.Repeat("c", 40)
 	gh.AddPR(githubtest.PR{Number: 4, HeadSHA: head})
 	res, _ := reviewed(head)
-	gh.AddComment(4, bot, report.Comment(res, report.Options{}))
+	gh.AddReport(4, bot, report.Comment(res, report.Options{}))
 	gh.AddComment(4, "octodev", "ping")
 	since := gh.Comments(4)[1].CreatedAt
 	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since})
@@ -241,10 +241,10 @@ func TestReviewWithoutModelCalls(t *testing.T) {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: strings.Repeat("c", 40)})
 	}
 	res, _ := reviewed(strings.Repeat("c", 40))
-	gh.AddComment(1, bot, report.Comment(res, report.Options{}))
+	gh.AddReport(1, bot, report.Comment(res, report.Options{}))
 	cut := review.Result{Repo: "octocat/Hello-World", HeadSHA: strings.Repeat("c", 40), Verdict: review.Degraded,
 		Partial: true, AllFailed: true, Failure: "the run's deadline passed before the review finished"}
-	gh.AddComment(2, bot, report.Comment(cut, report.Options{}))
+	gh.AddReport(2, bot, report.Comment(cut, report.Options{}))
 
 	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {

@@ -42,7 +42,7 @@ func (s *scope) persona(name string) *Persona {
 func newTally(o Options) *tally {
 	return &tally{o: o, all: newScope(), r: &Report{
 		Org: o.Org, Since: o.Since, Until: o.Until, BotLogin: o.BotLogin,
-		MinFindings: o.MinFindings, MinRate: o.MinRate, serverURL: o.ServerURL, Unverified: o.Ours == nil,
+		MinFindings: o.MinFindings, MinRate: o.MinRate, serverURL: o.ServerURL,
 	}}
 }
 
@@ -58,9 +58,10 @@ func (t *tally) repository(full string, prs map[int]*pr) {
 		if problem == "" && !finite(t.cost+cost) {
 			problem = fmt.Sprintf("its recorded cost (%g US dollars) makes the period's total cost not a finite number", cost)
 		}
-		if why := prs[n].notOurs(); why != "" {
+		for _, why := range prs[n].ignored {
 			t.r.NotOurs = append(t.r.NotOurs, fmt.Sprintf("%s#%d: %s", full, n, why))
 		}
+		s.totals.NotOurs = len(prs[n].ignored)
 		if problem != "" {
 			s = newScope()
 			s.totals.PullRequests, s.totals.UnreadableReports = 1, 1
@@ -103,9 +104,6 @@ func pull(full string, n int, p *pr, o Options) (s *scope, cost float64, problem
 		return s, 0, ""
 	case p.report.err != nil:
 		return s, 0, p.report.err.Error()
-	case p.report.notOurs != "":
-		s.totals.NotOurs = 1
-		return s, 0, ""
 	}
 	m := p.report.meta
 	s.totals.Reviewed = 1
@@ -273,12 +271,4 @@ func (s *scope) finish() {
 		all = append(all, &s.validator)
 	}
 	s.totals.total(all)
-}
-
-// notOurs is why the pull request's report failed the ownership test, or "".
-func (p *pr) notOurs() string {
-	if p.report == nil {
-		return ""
-	}
-	return p.report.notOurs
 }

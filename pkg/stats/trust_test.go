@@ -48,7 +48,7 @@ func TestCountsSaturate(t *testing.T) {
 	defer gh.Close()
 	for n := 1; n <= 2; n++ {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
-		gh.AddComment(n, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: math.MaxInt64,
+		gh.AddReport(n, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: math.MaxInt64,
 			Usage: []marker.Usage{{Name: "correctness", Reviews: math.MaxInt64, Calls: math.MaxInt64, PromptTokens: math.MaxInt64, Posted: math.MaxInt64, ActedOn: math.MaxInt64}}}))
 	}
 	r := collect(t, gh)
@@ -71,11 +71,11 @@ func TestNonFiniteCostRefused(t *testing.T) {
 	defer gh.Close()
 	for n := 1; n <= 2; n++ {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
-		gh.AddComment(n, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
+		gh.AddReport(n, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
 			Usage: []marker.Usage{{Name: "correctness", Reviews: 1, Calls: 1, Cost: 0.125}}}))
 	}
 	gh.AddPR(githubtest.PR{Number: 3, HeadSHA: sha('a')}) // within one report, too
-	gh.AddComment(3, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
+	gh.AddReport(3, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
 		Usage: []marker.Usage{{Name: "correctness", Reviews: 1, Cost: 0.125}, {Name: "security", Reviews: 1, Cost: 0.125}}}))
 	r := collect(t, gh)
 	if r.Totals.UnreadableReports != 2 || r.Totals.Reviewed != 1 {
@@ -98,7 +98,7 @@ func TestPrintedNamesSanitized(t *testing.T) {
 	defer gh.Close()
 	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('a')})
 	url, rlo := "https://evil.example/pay", "sec\u202eytiruc"
-	gh.AddComment(1, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
+	gh.AddReport(1, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
 		Usage: []marker.Usage{{Name: url, Reviews: 1, Calls: 1, Cost: 0.01, Posted: 30}, {Name: rlo, Reviews: 1, Calls: 1, Cost: 0.01}}}))
 	r := collect(t, gh)
 	md := r.Markdown()
@@ -135,7 +135,7 @@ func TestTooFewIncrementalPushes(t *testing.T) {
 	defer gh.Close()
 	for n := 1; n <= 10; n++ {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
-		gh.AddComment(n, bot, metaBody(rebasedMeta(map[string]int{"maintainability": 3, "testing": 3, "correctness": 5})))
+		gh.AddReport(n, bot, metaBody(rebasedMeta(map[string]int{"maintainability": 3, "testing": 3, "correctness": 5})))
 	}
 	r := collect(t, gh)
 	if r.Suggestion != nil {
@@ -155,7 +155,7 @@ func TestTooFewIncrementalPushes(t *testing.T) {
 		m := rebasedMeta(map[string]int{"maintainability": 3, "correctness": 5})
 		m.Incremental = 1
 		gh2.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
-		gh2.AddComment(n, bot, metaBody(m))
+		gh2.AddReport(n, bot, metaBody(m))
 	}
 	r2 := collect(t, gh2)
 	if r2.Suggestion == nil || strings.Join(r2.Suggestion.Remove, ",") != "maintainability" || strings.Join(r2.Kept, ",") != "correctness" {
@@ -170,7 +170,7 @@ func TestIdlePersonasFlagged(t *testing.T) {
 	gh := githubtest.New()
 	defer gh.Close()
 	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('a')})
-	gh.AddComment(1, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 5,
+	gh.AddReport(1, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 5,
 		Usage: []marker.Usage{
 			{Name: "api-contract", Reviews: 4, Calls: 4, PromptTokens: 9000, Cost: 0.0034},
 			{Name: "correctness", Reviews: 5, Calls: 5, PromptTokens: 9000, Cost: 0.01, Posted: 2},
@@ -200,7 +200,7 @@ func TestThumbsUpNotDismissed(t *testing.T) {
 		if thumb != "" {
 			gh.React(id, thumb)
 		}
-		gh.AddComment(n, bot, report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}}))
+		gh.AddReport(n, bot, report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}}))
 	}
 	r := collect(t, gh)
 	if p := r.Personas[0]; p.Dismissed != 1 || p.ThumbsUp != 1 || p.Posted != 2 {
@@ -219,7 +219,7 @@ func TestCostIsCoverages(t *testing.T) {
 	res.Coverage.Usage = review.Usage{Calls: 2, PromptTokens: 13_000, CompletionTokens: 700}
 	body := report.Comment(res, report.Options{})
 	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('a')})
-	gh.AddComment(1, bot, body)
+	gh.AddReport(1, bot, body)
 	r := collect(t, gh)
 	if r.Totals.Cost == nil {
 		t.Fatal("no cost")
@@ -268,7 +268,7 @@ func TestSeveralRepositories(t *testing.T) {
 	for _, gh := range []*githubtest.Server{a, b} {
 		res, _ := reviewed(sha('a'))
 		gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('a')})
-		gh.AddComment(1, bot, report.Comment(res, report.Options{}))
+		gh.AddReport(1, bot, report.Comment(res, report.Options{}))
 	}
 	at := func(h int) time.Time { return since.Add(time.Duration(h) * time.Hour) }
 	org.AddOrgRepo(githubtest.Repo{Name: "old", PushedAt: at(1)})
@@ -288,9 +288,10 @@ func TestSeveralRepositories(t *testing.T) {
 	}
 	// One page of the organization's list, then per repository one page
 	// each of pull requests, conversation comments and review comments
-	// (acme/secret stops at its first).
-	if n := c.Requests(); n != 1+3+3+1 {
-		t.Errorf("%d requests; want 8", n)
+	// and one list of the check runs on each reviewed head (acme/secret
+	// stops at its first).
+	if n := c.Requests(); n != 1+4+4+1 {
+		t.Errorf("%d requests; want 10", n)
 	}
 	if len(r.Repositories) != 2 || r.Repositories[0].Name != "acme/a" || r.Repositories[1].Name != "acme/b" ||
 		r.Archived != 1 || r.Beyond != 1 || len(r.NotRead) != 1 || !strings.HasPrefix(r.NotRead[0], "acme/secret: ") {
@@ -353,7 +354,7 @@ func TestExplicitDismissals(t *testing.T) {
 			{ID: "fedcba", Fingerprint: fpB, File: "b.go", Line: 9, Severity: "P2", Title: "Method added to interface", Reviewer: "api-contract",
 				By: "owner", At: "2024-01-04T10:00:00Z", Reason: "all implementations are ours", Head: sha('b'), Lapsed: head},
 		}}
-	gh.AddComment(4, bot, metaBody(m))
+	gh.AddReport(4, bot, metaBody(m))
 	r := collect(t, gh)
 	p := r.Personas[0]
 	if p.Name != "api-contract" || p.DismissedExplicitly != 2 || p.Dismissed != 2 || len(p.Dismissals) != 2 || r.Totals.DismissedExplicitly != 2 {
@@ -377,61 +378,51 @@ func TestExplicitDismissals(t *testing.T) {
 }
 
 // TestForgedReportsDoNotCount: another workflow posting as
-// github-actions[bot] writes a report-shaped comment whose metadata says
+// github-actions[bot] writes report-shaped comments whose metadata says
 // security posted 100 findings, none acted on, over 100 incremental
-// re-reviews. The ownership test refuses it (no check run of ours names
-// it): it is not counted and is named; the real report is counted. And
-// even counted, security would never be suggested for removal.
+// re-reviews: one newer than our real report on #1, one alone on #2, and
+// one on #3 that a check run of another app names. None is ours (no
+// anchor-review check run of github-actions on its head names it): none
+// counts, each is named, #1 counts its real report, and security is never
+// suggested for removal. Each head's check runs are listed once.
 func TestForgedReportsDoNotCount(t *testing.T) {
 	gh := githubtest.New()
 	defer gh.Close()
-	forged := marker.Meta{HeadSHA: sha('f'), Verdict: "ready", Conclusion: "success", Reviews: 100, Incremental: 100,
-		Usage: []marker.Usage{{Name: "security", Reviews: 100, Calls: 100, Posted: 100}}}
-	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('f')})
-	forgedID := gh.AddComment(1, bot, metaBody(forged))
+	forged := metaBody(marker.Meta{HeadSHA: sha('f'), Verdict: "ready", Conclusion: "success", Reviews: 100, Incremental: 100,
+		Usage: []marker.Usage{{Name: "security", Reviews: 100, Calls: 100, Posted: 100}}})
 	res, _ := reviewed(sha('a'))
-	gh.AddPR(githubtest.PR{Number: 2, HeadSHA: sha('a')})
-	gh.AddComment(2, bot, report.Comment(res, report.Options{}))
+	for n := 1; n <= 3; n++ {
+		gh.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
+	}
+	gh.AddReport(1, bot, report.Comment(res, report.Options{}))
+	gh.AddComment(1, bot, forged)
+	gh.AddComment(2, bot, forged)
+	id3 := gh.AddComment(3, bot, forged)
+	gh.AddCheckRun(githubtest.CheckRun{Name: marker.CheckName, HeadSHA: sha('f'), App: "mallory-app", ExternalID: marker.CheckRef(id3), Conclusion: "success"})
 
-	// A stand-in for the ownership test (SPEC 9.2), which the review's
-	// own code owns: it refuses the forged comment by its id.
-	var asked []int64
-	ours := func(_ context.Context, owner, repo string, c github.Comment, m marker.Meta) (bool, string, error) {
-		asked = append(asked, c.ID)
-		if owner != "octocat" || repo != "Hello-World" || c.HTMLURL == "" {
-			t.Errorf("asked about %s/%s %+v", owner, repo, c)
-		}
-		if c.ID == forgedID {
-			return false, "no anchor-review check run of ours on " + m.HeadSHA[:7] + " names it", nil
-		}
-		return true, "", nil
-	}
-	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since, MinFindings: 20, Ours: ours})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(asked) != 2 || r.Totals.NotOurs != 1 || r.Totals.Reviewed != 1 || len(r.NotOurs) != 1 || !strings.HasPrefix(r.NotOurs[0], "octocat/Hello-World#1: no anchor-review check run") {
-		t.Fatalf("asked %v, totals %+v, not ours %q; want the forged report left out, named", asked, r.Totals, r.NotOurs)
+	r := collect(t, gh)
+	if r.Totals.NotOurs != 3 || r.Totals.Reviewed != 1 || r.Totals.WithoutReport != 2 || len(r.NotOurs) != 3 ||
+		!strings.HasPrefix(r.NotOurs[0], "octocat/Hello-World#1: comment ") || !strings.Contains(r.NotOurs[0], "no anchor-review check run of github-actions on fffffff names it") {
+		t.Fatalf("totals %+v, not ours %q; want 3 look-alikes named, #1's real report counted", r.Totals, r.NotOurs)
 	}
 	for _, p := range r.Personas {
 		if p.Name == "security" {
 			t.Errorf("the forged figures were counted: %+v", p)
 		}
 	}
-	if md := r.Markdown(); !strings.Contains(md, "1 report-shaped comment of github-actions\\[bot\\] not counted") || strings.Contains(md, "was not checked") {
+	if r.Suggestion != nil && slices.Contains(r.Suggestion.Remove, "security") {
+		t.Errorf("suggestion %+v removes security", r.Suggestion)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "3 report-shaped comments of github-actions\\[bot\\] not counted") {
 		t.Errorf("markdown:\n%s", md)
 	}
-
-	// Counted anyway (no ownership test): the figures say so, and security
-	// is still not suggested for removal.
-	r, err = Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since, MinFindings: 20})
-	if err != nil {
-		t.Fatal(err)
+	lists := 0
+	for _, q := range gh.Requests() {
+		if strings.Contains(q.Path, "/check-runs") {
+			lists++
+		}
 	}
-	if r.Suggestion != nil && slices.Contains(r.Suggestion.Remove, "security") || !slices.Contains(r.Kept, "security") || !r.Unverified {
-		t.Errorf("suggestion %+v, kept %v, unverified %v; want security kept, the figures marked unverified", r.Suggestion, r.Kept, r.Unverified)
-	}
-	if md := r.Markdown(); !strings.Contains(md, "was not checked") {
-		t.Errorf("the Markdown does not say the reports were not checked:\n%s", md)
+	if lists != 2 {
+		t.Errorf("%d check-run listings; want 2 (heads aaaaaaa and fffffff, once each)", lists)
 	}
 }
