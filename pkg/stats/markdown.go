@@ -243,7 +243,7 @@ func (r *Report) suggestion(b *strings.Builder) {
 		for i, p := range r.Idle {
 			parts[i] = fmt.Sprintf("**%s** (%s, %s)", r.text(p.Name), plural(p.Reviews, "review"), money(p.Cost, 0))
 		}
-		fmt.Fprintf(b, "Cost money and posted nothing in the period: %s. A lens that finds nothing may be guarding against what did not come; remove it if its cost matters more.\n\n", strings.Join(parts, ", "))
+		fmt.Fprintf(b, "Cost money and posted nothing in the period: %s. A lens that finds nothing may be guarding against what did not come; exclude it if its cost matters more (never correctness or security).\n\n", strings.Join(parts, ", "))
 	}
 }
 
