@@ -76,7 +76,7 @@ func statsRepo(tb testing.TB, n int) *githubtest.Server {
 			res.Rereview = &review.Rereview{Incremental: true, From: first.HeadSHA, To: head, Heads: []string{first.HeadSHA, head}, Previous: &prev}
 		}
 		gh.AddComment(i, "octodev", "Thanks, fixed in the next push.")
-		gh.AddComment(i, statsBot, report.Comment(res, ro))
+		gh.AddReport(i, statsBot, report.Comment(res, ro))
 	}
 	return gh
 }
@@ -90,7 +90,7 @@ func collectStats(tb testing.TB, gh *githubtest.Server, progress func(string, ..
 		tb.Fatal(err)
 	}
 	r, err := stats.Collect(context.Background(), c, stats.Options{
-		Owner: "octocat", Repo: "Hello-World", BotLogin: statsBot, Known: persona.Names(),
+		Repos: []string{"octocat/Hello-World"}, BotLogin: statsBot,
 		Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC),
 		Progress: progress,
 	})
@@ -111,8 +111,8 @@ func TestStatsRepo(t *testing.T) {
 	if tot.Reviewed != 30 || tot.Reviews != 40 || tot.Posted != 60 || tot.ActedOn != 10 || tot.Cost == nil || !tot.CostComplete {
 		t.Errorf("totals %+v", tot)
 	}
-	if requests != 3 {
-		t.Errorf("%d requests for 30 PRs; want 3 (a page each of PRs, issue comments, review comments)", requests)
+	if requests != 3+30 {
+		t.Errorf("%d requests for 30 PRs; want 33 (a page each of PRs, issue comments, review comments, and the check runs of each PR's head: is its report ours)", requests)
 	}
 }
 

@@ -84,8 +84,8 @@ func rewriteMeta(s *stage, n int, older func(m marker.Meta) string) {
 // reviews, pushes and re-reviews through the binary (inline comments on),
 // then reads it back with `anchor-review stats`:
 //   - #7: the off-by-one, then Mean added, then the loop fixed (the
-//     off-by-one is acted on), merged with Mean still posted (dismissed),
-//     Mean's comment got a thumbs-up;
+//     off-by-one is acted on), merged with Mean still posted, but Mean's
+//     comment got a thumbs-up (accepted, not dismissed);
 //   - #8: reviewed once, a thumbs-down on its inline comment (dismissed);
 //   - #9: never reviewed (no report);
 //   - #10 and #12: reports as releases 2 and 1 wrote them;
@@ -145,7 +145,7 @@ func TestStatsFromReviewHistory(t *testing.T) {
 	env := map[string]string{"GITHUB_TOKEN": "ghs_e2eToken0000", "GITHUB_API_URL": s.gh.URL}
 	jsonPath := filepath.Join(s.dir, "stats.json")
 	before := len(s.gh.Requests())
-	r := s.cli(env, "stats", "--repo", repoFull, "--since", "2024-01-01", "--json", jsonPath, "--min-findings", "2", "--min-rate", "0.5")
+	r := s.cli(env, "stats", "--repo", repoFull, "--since", "2024-01-01", "--json", jsonPath, "--min-findings", "2", "--min-rate", "0.6")
 	if r.exit != 0 {
 		t.Fatalf("stats: exit %d%s", r.exit, r.logs())
 	}
@@ -181,9 +181,13 @@ func TestStatsFromReviewHistory(t *testing.T) {
 		t.Fatalf("no correctness row: %+v", got.Personas)
 	}
 	// Posted: #7 two, #8 one, #13 one, #10 (release 2) one; #12 (release 1) records none.
-	want := stats.Persona{Posted: 5, ActedOn: 1, Dismissed: 2, ThumbsUp: 1, ThumbsDown: 1}
-	if c := *correctness; c.Posted != want.Posted || c.ActedOn != want.ActedOn || c.Dismissed != want.Dismissed || c.ThumbsUp != want.ThumbsUp || c.ThumbsDown != want.ThumbsDown {
-		t.Errorf("correctness %+v; want posted 5, acted on 1, dismissed 2 (merged #7's Mean, #8's thumbs-down), thumbs up 1, thumbs down 1", c)
+	// Judgeable: #7's two, the only PR with an incremental re-review.
+	want := stats.Persona{Posted: 5, Judgeable: 2, ActedOn: 1, Dismissed: 1, ThumbsUp: 1, ThumbsDown: 1}
+	if c := *correctness; c.Posted != want.Posted || c.Judgeable != want.Judgeable || c.ActedOn != want.ActedOn || c.Dismissed != want.Dismissed || c.ThumbsUp != want.ThumbsUp || c.ThumbsDown != want.ThumbsDown {
+		t.Errorf("correctness %+v; want posted 5, judgeable 2, acted on 1, dismissed 1 (#8's thumbs-down; #7's Mean merged with a thumbs-up is accepted), thumbs up 1, thumbs down 1", c)
+	}
+	if tot.IncrementalPRs != 1 || tot.IncrementalReviews != 2 {
+		t.Errorf("incremental %d PRs, %d reviews; want #7's two pushes", tot.IncrementalPRs, tot.IncrementalReviews)
 	}
 	// Reviews and calls come from the three reports that record them: #7 (3), #8, #13.
 	if c := *correctness; c.Reviews != 5 || c.Calls < 5 || c.PromptTokens == 0 {
@@ -195,17 +199,17 @@ func TestStatsFromReviewHistory(t *testing.T) {
 	if got.Validator == nil || got.Validator.Calls == 0 {
 		t.Errorf("validator %+v; want its calls", got.Validator)
 	}
-	// Acted on 1 of 5 is 20%, below 50%, over at least 2 findings.
-	if got.Suggestion == nil || len(got.Suggestion.Drop) != 1 || got.Suggestion.Drop[0] != "correctness" || got.Suggestion.RestsOn != 5 ||
-		strings.Contains(strings.Join(got.Suggestion.Personas, ","), "correctness") || !strings.Contains(strings.Join(got.Suggestion.Personas, ","), "security") {
-		t.Errorf("suggestion %+v; want correctness dropped, resting on 5 findings", got.Suggestion)
+	// Acted on 1 of 2 judgeable is 50%, below 60%, over at least 2
+	// findings: correctness is never suggested for removal.
+	if got.Suggestion != nil || strings.Join(got.Kept, ",") != "correctness" {
+		t.Errorf("suggestion %+v, kept %v; want no removal, correctness kept", got.Suggestion, got.Kept)
 	}
 	for _, want := range []string{
 		"## anchor-review stats: " + repoFull,
 		"```mermaid\npie showData\n    title Prompt tokens by persona",
 		"| correctness | 5 |",
-		"personas: [testing, maintainability,",
-		"It rests on 5 posted findings.",
+		"Below the rate but never suggested for removal: correctness",
+		"Acted-on figures rest on 1 pull request with an incremental re-review (2 incremental re-reviews), of 5 reviewed",
 		"2 reports predate per-persona figures",
 		"not known: no model of these reviews has a known price",
 	} {
@@ -213,13 +217,13 @@ func TestStatsFromReviewHistory(t *testing.T) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stderr, "stats: 7 pull requests updated since 2024-01-01") {
+	if !strings.Contains(r.stderr, "stats: "+repoFull+": 7 pull requests updated since 2024-01-01") {
 		t.Errorf("no progress on stderr:\n%s", r.stderr)
 	}
 
 	// Above the minimum, never below: with 6 findings required, no suggestion.
 	r = s.cli(env, "stats", "--repo", repoFull, "--since", "2024-01-01", "--min-findings", "6", "--min-rate", "0.5")
-	if r.exit != 0 || !strings.Contains(r.stdout, "None: no persona meets the rule") || !strings.Contains(r.stdout, "Too few findings to judge (fewer than 6 posted): correctness") {
+	if r.exit != 0 || !strings.Contains(r.stdout, "No removal: no persona meets the rule") || !strings.Contains(r.stdout, "Too few findings to judge (fewer than 6 posted): correctness") {
 		t.Errorf("below the minimum: exit %d, want no suggestion%s", r.exit, r.logs())
 	}
 }

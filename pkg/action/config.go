@@ -176,6 +176,7 @@ func Inputs() []Input {
 		{Name: "fail-on", Default: DefaultFailOn},
 		{Name: "exclude"},
 		{Name: "personas"},
+		{Name: "exclude-personas"},
 		{Name: "max-validations", Default: strconv.Itoa(DefaultMaxValidations)},
 		{Name: "max-concurrency", Default: strconv.Itoa(DefaultMaxConcurrency)},
 		{Name: "max-llm-calls", Default: strconv.Itoa(DefaultMaxLLMCalls)},
@@ -207,9 +208,12 @@ type Config struct {
 	FailOn         string // "P0".."P3" (upper case) or FailOnNever
 	Exclude        []string
 	Personas       []string // lower-cased, in input order, duplicates removed; nil means all that select
-	MaxValidations int
-	MaxConcurrency int
-	MaxLLMCalls    int
+	// ExcludePersonas are left out of the team, whatever selects them
+	// (never correctness).
+	ExcludePersonas []string
+	MaxValidations  int
+	MaxConcurrency  int
+	MaxLLMCalls     int
 	// MaxInputTokens bounds one whole model request.
 	MaxInputTokens int
 	// ValidatorBatching is review.ValidatePerFinding or ValidatePerFile.
@@ -377,6 +381,13 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 	known := append(persona.Names(), extraPersonas...)
 	if msg := UnknownPersonas(c.Personas, known); msg != "" {
 		p.add("personas", msg)
+	}
+	c.ExcludePersonas = splitList(in["exclude-personas"])
+	if msg := UnknownPersonas(c.ExcludePersonas, known); msg != "" {
+		p.add("exclude-personas", msg)
+	}
+	if slices.Contains(c.ExcludePersonas, persona.Correctness) {
+		p.add("exclude-personas", persona.Correctness+" always runs: it reviews every change, and no setting removes it")
 	}
 
 	c.MaxValidations = p.number("max-validations", in["max-validations"], MinMaxValidations, MaxMaxValidations)

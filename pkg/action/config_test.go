@@ -5,11 +5,14 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 )
 
 // env builds a getenv over a map, so tests never touch the process
@@ -511,6 +514,46 @@ func TestInputErrorsNeverEchoTheValue(t *testing.T) {
 			if !strings.Contains(err.Error(), "input "+in+":") {
 				t.Errorf("input %s = %q: error %q does not name the input", in, v, err)
 			}
+		}
+	}
+}
+
+// TestConfigExcludePersonas: exclude-personas takes known names (a typo
+// gets a did-you-mean) and never correctness, from the input or the
+// repository's file alike.
+func TestConfigExcludePersonas(t *testing.T) {
+	get := func(env map[string]string) func(string) string { return func(k string) string { return env[k] } }
+	c, err := LoadConfig(get(map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k", "INPUT_EXCLUDE-PERSONAS": "Maintainability, testing"}))
+	if err != nil || !slices.Equal(c.ExcludePersonas, []string{"maintainability", "testing"}) || !slices.Equal(c.ReviewOptions().ExcludePersonas, c.ExcludePersonas) {
+		t.Fatalf("exclude-personas %v (%v); want maintainability, testing", c.ExcludePersonas, err)
+	}
+	for in, want := range map[string]string{
+		"correctness":    "input exclude-personas: correctness always runs",
+		"maintainabilty": `input exclude-personas: entry 1 is not a known persona (did you mean "maintainability"?)`,
+	} {
+		_, err := LoadConfig(get(map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k", "INPUT_EXCLUDE-PERSONAS": in}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("exclude-personas %q: %v; want %q", in, err, want)
+		}
+	}
+	base, err := LoadConfig(get(map[string]string{"INPUT_GITHUB-TOKEN": "t", "INPUT_API-KEY": "k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"exclude_personas: [maintainability]\n": "",
+		"exclude_personas: [correctness]\n":     "exclude_personas: correctness always runs",
+	} {
+		f, err := repoconfig.Parse([]byte(file))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		eff, _, err := ApplyRepoConfig(base, f)
+		switch {
+		case want == "" && (err != nil || !slices.Equal(eff.ExcludePersonas, []string{"maintainability"})):
+			t.Errorf("%s: %v, %v; want maintainability excluded", file, eff.ExcludePersonas, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v; want %q", file, err, want)
 		}
 	}
 }

@@ -34,6 +34,7 @@ type FileKey struct {
 func FileKeys() []FileKey {
 	return []FileKey{
 		{Key: "personas", Input: "personas", List: ","},
+		{Key: "exclude_personas", Input: "exclude-personas", List: ","},
 		{Key: "exclude", Input: "exclude", List: "\n"},
 		{Key: "fail_on", Input: "fail-on"},
 		{Key: "mode", Input: "mode"},
@@ -147,7 +148,7 @@ func spell(v any, sep string) string {
 func (c Config) ReviewOptions() review.Options {
 	return review.Options{
 		Mode: c.Mode, Validate: c.Mode == ModeComment,
-		Exclude: c.Exclude, Personas: c.Personas,
+		Exclude: c.Exclude, Personas: c.Personas, ExcludePersonas: c.ExcludePersonas,
 		Model: c.Model, StrongModel: c.StrongModel, ValidatorModel: c.ValidatorModel,
 		MaxValidations: c.MaxValidations, MaxConcurrency: c.MaxConcurrency, MaxLLMCalls: c.MaxLLMCalls,
 		MaxInputTokens: c.MaxInputTokens, ValidatorBatching: c.ValidatorBatching, WarmCache: c.CacheWarmup,

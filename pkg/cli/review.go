@@ -39,7 +39,7 @@ type reviewFlags struct {
 	botLogin, record                           string
 	version                                    string       // not a flag: named in the report
 	local                                      *localChange // not a flag: the change readLocal read
-	exclude, personas                          listFlag
+	exclude, personas, excludePersonas         listFlag
 	maxValidations, maxConcurrency, maxCalls   int
 	maxInputTokens, deadlineMinutes            int
 	modelTimeout                               string
@@ -56,7 +56,7 @@ type reviewFlags struct {
 // through action.ReviewConfig, the Action's parser, with its ranges, and
 // the repository configuration may set those left at their defaults.
 var mirrored = []string{
-	"model", "strong-model", "validator-model", "fail-on", "exclude", "personas",
+	"model", "strong-model", "validator-model", "fail-on", "exclude", "personas", "exclude-personas",
 	"max-validations", "max-concurrency", "max-llm-calls", "max-input-tokens",
 	"validator-batching", "cache-warmup", "bot-login", "quiet", "on-new-commits",
 	"deadline-minutes", "model-timeout",
@@ -124,6 +124,7 @@ func runReview(ctx context.Context, fac *Factory, args []string) error {
 	fl.StringVar(&f.record, "record", "", "write every model answer to this cassette `FILE` (JSONL, see fixtures/cassettes/README.md; replaced if it exists)")
 	fl.Var(&f.exclude, "exclude", "glob of paths not to review (repeatable, or comma-separated)")
 	fl.Var(&f.personas, "personas", "restrict the team to these personas (comma-separated)")
+	fl.Var(&f.excludePersonas, "exclude-personas", "leave these personas out of the team (comma-separated; never correctness)")
 	fl.IntVar(&f.maxValidations, "max-validations", action.DefaultMaxValidations, "validator budget")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", action.DefaultMaxConcurrency, "parallel model calls")
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")

@@ -2,24 +2,25 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/action"
 	"github.com/anchor-review/anchor-review/pkg/github"
-	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/stats"
 )
 
 // statsFlags are the stats command's options.
 type statsFlags struct {
-	repo, since, jsonFile     string
-	days                      int
+	repos                     listFlag
+	org, since, jsonFile      string
+	days, limit               int
 	githubToken, githubAPIURL string
 	botLogin                  string
 	minFindings               int
@@ -51,7 +52,9 @@ func runStats(ctx context.Context, fac *Factory, args []string) error {
 	now := fac.now()
 	var f statsFlags
 	fl := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fl.StringVar(&f.repo, "repo", "", "the repository, OWNER/NAME")
+	fl.Var(&f.repos, "repo", "a repository, `OWNER/NAME` (repeatable, or comma-separated)")
+	fl.StringVar(&f.org, "org", "", "read the organization's repositories instead of --repo (the most recently pushed, archived ones left out)")
+	fl.IntVar(&f.limit, "limit", stats.DefaultLimit, fmt.Sprintf("with --org, read at most this many repositories (1..%d)", stats.MaxLimit))
 	fl.IntVar(&f.days, "days", 30, "the period: reports written in the last N days")
 	fl.StringVar(&f.since, "since", "", "the period: reports written since `DATE` (YYYY-MM-DD or RFC 3339; instead of --days)")
 	fl.StringVar(&f.jsonFile, "json", "", "also write the figures as JSON to `FILE`")
@@ -63,14 +66,17 @@ func runStats(ctx context.Context, fac *Factory, args []string) error {
 	fl.BoolVar(&f.jobSummary, "job-summary", false, "also append the Markdown to $GITHUB_STEP_SUMMARY (for a container step with no shell)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), `Usage:
-  anchor-review stats --repo OWNER/NAME [--days N | --since DATE] [--json FILE] [flags]
+  anchor-review stats --repo OWNER/NAME [--repo OWNER/NAME ...] [--days N | --since DATE] [--json FILE] [flags]
+  anchor-review stats --org OWNER [--limit N] [--days N | --since DATE] [--json FILE] [flags]
 
-Reads the repository's anchor-review reports written in the period (their
+Reads the repositories' anchor-review reports written in the period (their
 metadata) and inline comments (their reactions) through the GitHub API
-($GITHUB_TOKEN, read access to pull requests and issues), and prints per
-persona: reviews, calls, tokens, estimated cost, findings posted, acted on,
-dismissed and thumbs up, a Mermaid chart, and a personas configuration when a
-persona's findings are rarely acted on. Markdown on stdout, progress on stderr.
+($GITHUB_TOKEN, read access to pull requests, issues and checks), counting a
+report only if an anchor-review check run of ours names it, and prints per
+persona over all of them: reviews, calls, tokens, estimated cost, findings
+posted, acted on, dismissed and thumbs up, each repository's totals, a Mermaid
+chart, the personas that cost money and posted nothing, and which persona to
+remove when its findings are rarely acted on. Markdown on stdout, progress on stderr.
 
 Flags:`)
 		fl.PrintDefaults()
@@ -84,11 +90,46 @@ Flags:`)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	owner, repo, ok := action.SplitRepository(f.repo)
-	if !ok {
-		return fmt.Errorf("%w: --repo must be OWNER/NAME, got %q", ErrUsage, f.repo)
+	limitSet := false
+	fl.Visit(func(fl *flag.Flag) { limitSet = limitSet || fl.Name == "limit" })
+	repos, err := f.repositories(limitSet)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	return statsWith(ctx, statsOptions{Factory: fac, Flags: f, Query: stats.Options{Owner: owner, Repo: repo, Since: since, Until: now}})
+	return statsWith(ctx, statsOptions{Factory: fac, Flags: f, Query: stats.Options{Repos: repos, Org: f.org, Limit: f.limit, Since: since, Until: now}})
+}
+
+// orgName is the shape of a GitHub organization or user login.
+var orgName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+
+// repositories checks which repositories the flags name: --repo, each
+// OWNER/NAME once, or --org with its --limit.
+func (f statsFlags) repositories(limitSet bool) ([]string, error) {
+	switch {
+	case f.org != "" && len(f.repos) > 0:
+		return nil, errors.New("--repo and --org are exclusive")
+	case f.org == "" && len(f.repos) == 0:
+		return nil, errors.New("name the repositories: --repo OWNER/NAME (repeatable) or --org OWNER")
+	case f.limit < 1 || f.limit > stats.MaxLimit:
+		return nil, fmt.Errorf("--limit %d is not within 1..%d", f.limit, stats.MaxLimit)
+	case f.org != "" && !orgName.MatchString(f.org):
+		return nil, fmt.Errorf("--org must be an organization's login, got %q", f.org)
+	case f.org == "" && limitSet:
+		return nil, errors.New("--limit goes with --org (with --repo, every repository named is read)")
+	case len(f.repos) > stats.MaxLimit:
+		return nil, fmt.Errorf("%d repositories; at most %d", len(f.repos), stats.MaxLimit)
+	}
+	var repos []string
+	for _, r := range f.repos {
+		owner, name, ok := action.SplitRepository(r)
+		if !ok {
+			return nil, fmt.Errorf("--repo must be OWNER/NAME, got %q", r)
+		}
+		if full := owner + "/" + name; !slices.ContainsFunc(repos, func(s string) bool { return strings.EqualFold(s, full) }) {
+			repos = append(repos, full)
+		}
+	}
+	return repos, nil
 }
 
 // source is the GitHub client the flags name, through the factory's
@@ -151,14 +192,14 @@ func statsWith(ctx context.Context, opts statsOptions) error {
 	}
 	f, o, getenv, stdout, stderr := opts.Flags, opts.Query, opts.Getenv, opts.Stdout, opts.Stderr
 	o.BotLogin, o.MinFindings, o.MinRate = f.botLogin, f.minFindings, f.minRate
-	o.Known = persona.Names()
+	o.ServerURL = firstNonEmpty(getenv("GITHUB_SERVER_URL"), "https://github.com")
 	start := opts.now()
 	o.Progress = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	r, err := stats.Collect(ctx, src, o)
 	if err != nil {
 		var ae *github.APIError
 		if errors.As(err, &ae) && (ae.Status == 403 || ae.Status == 404) {
-			return fmt.Errorf("%w: %w (the token needs read access to the repository's pull requests and issues: `pull-requests: read` and `issues: read` in a workflow)", action.ErrCannotRun, err)
+			return fmt.Errorf("%w: %w (the token needs read access to each repository's pull requests, issues and check runs: `pull-requests: read`, `issues: read` and `checks: read` in a workflow; another repository, or an organization's list, needs a token that can read them, such as a GitHub App's)", action.ErrCannotRun, err)
 		}
 		return fmt.Errorf("%w: %w", action.ErrCannotRun, err)
 	}
@@ -167,11 +208,11 @@ func statsWith(ctx context.Context, opts statsOptions) error {
 	md := r.Markdown()
 	fmt.Fprint(stdout, md)
 	if f.jsonFile != "" {
-		b, err := json.MarshalIndent(r, "", "  ")
+		b, err := r.JSON()
 		if err != nil {
 			return fmt.Errorf("encode stats: %w", err)
 		}
-		if err := os.WriteFile(f.jsonFile, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(f.jsonFile, b, 0o644); err != nil {
 			return fmt.Errorf("%w: --json: %w", ErrUsage, err)
 		}
 	}

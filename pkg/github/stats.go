@@ -92,3 +92,23 @@ func reactionCounts(r *gh.Reactions) (up, down int) {
 	}
 	return r.GetPlusOne(), r.GetMinusOne()
 }
+
+// RepoSummary is a repository as an organization's listing gives it.
+type RepoSummary struct {
+	FullName string
+	Archived bool
+	PushedAt time.Time
+}
+
+// EachOrgRepo visits the organization's repositories the token can see,
+// most recently pushed first.
+func (c *Client) EachOrgRepo(ctx context.Context, org string, visit func(RepoSummary) error) error {
+	return eachPage(fmt.Sprintf("list the repositories of %s", org),
+		func(page int) ([]*gh.Repository, *gh.Response, error) {
+			opt := &gh.RepositoryListByOrgOptions{Type: "all", Sort: "pushed", Direction: "desc", ListOptions: gh.ListOptions{PerPage: perPage, Page: page}}
+			return c.gh.Repositories.ListByOrg(ctx, org, opt)
+		},
+		func(r *gh.Repository) error {
+			return visit(RepoSummary{FullName: r.GetFullName(), Archived: r.GetArchived(), PushedAt: r.GetPushedAt().Time})
+		})
+}

@@ -130,6 +130,12 @@ type Meta struct {
 
 	// Reviews counts the reviews of this PR the usage totals cover.
 	Reviews int `json:"reviews,omitempty"`
+	// Incremental counts the reviews of this PR (of Reviews) that were
+	// incremental re-reviews (release 4; absent before). Only they can
+	// find a finding acted on, so stats judges acted-on rates by them: a
+	// team that rebases gets whole-PR re-reviews, and a rate of 0 there
+	// says nothing about the findings.
+	Incremental int `json:"incremental,omitempty"`
 	// Usage are the running totals per persona over those reviews, at
 	// most MaxUsage, sorted by name.
 	Usage []Usage `json:"usage,omitempty"`
@@ -535,6 +541,9 @@ func isTime(s string) bool {
 func (m Meta) checkStats() error {
 	if m.Reviews < 0 {
 		return fmt.Errorf("reviews %d is negative", m.Reviews)
+	}
+	if m.Incremental < 0 {
+		return fmt.Errorf("incremental %d is negative", m.Incremental)
 	}
 	if len(m.Usage) > MaxUsage {
 		return fmt.Errorf("%d usage entries; at most %d", len(m.Usage), MaxUsage)

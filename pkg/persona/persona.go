@@ -72,12 +72,16 @@ type Persona struct {
 	When *When
 }
 
+// Correctness is the persona that runs on every review: no setting
+// removes it.
+const Correctness = "correctness"
+
 // Names returns every shipped persona name: the eleven of SPEC's persona
 // table, in its order, then the stack personas of SPEC section 7.5. It is
 // also the order Load and Select return them in.
 func Names() []string {
 	return []string{
-		"correctness",
+		Correctness,
 		"testing",
 		"maintainability",
 		"project-standards",

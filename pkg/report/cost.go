@@ -169,8 +169,12 @@ func (d *doc) statsMeta(m *marker.Meta) {
 			validator = &v
 		}
 		m.Resolved = slices.Clone(prev.Resolved)
+		m.Incremental = prev.Incremental
 	}
 	m.Reviews++
+	if r.Rereview != nil && r.Rereview.Incremental && !r.AllFailed {
+		m.Incremental++
+	}
 	entry := func(name string) *marker.Usage {
 		name = Redact(name, d.o.Secrets)
 		if byName[name] == nil {

@@ -105,13 +105,13 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	if err != nil {
 		return res, pr, err
 	}
-	res.ScopeKey = ScopeKey(o.Exclude, o.Personas, attrs)
+	res.ScopeKey = ScopeKey(o.Exclude, TeamKey(o.Personas, o.ExcludePersonas), attrs)
 	if plan != nil && prev.Scope != res.ScopeKey {
 		// The configuration or the base's marks now cover other files or
 		// personas than the earlier review did: the new commits alone
 		// would leave what it left out unreviewed.
 		plan, d = nil, prDiff
-		res.Rereview = wholeInstead(res.Rereview, "the exclude patterns, the personas option or the base's .gitattributes marks changed since the earlier review")
+		res.Rereview = wholeInstead(res.Rereview, "the exclude patterns, the personas or exclude-personas option or the base's .gitattributes marks changed since the earlier review")
 		o.logf("rereview: the whole pull request: %s", res.Rereview.Reason)
 		standards, attrs, _, _ = r.readBase(ctx, o, d, info.BaseSHA) // the standards of every file
 	}

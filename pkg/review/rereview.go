@@ -251,6 +251,17 @@ func ScopeKey(exclude, personas []string, attrs scope.Attributes) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// TeamKey is what ScopeKey records of the team options: the personas
+// restriction, and each excluded persona as "-name" (none: the
+// restriction alone, as before exclusions existed).
+func TeamKey(personas, excluded []string) []string {
+	key := slices.Clone(personas)
+	for _, x := range excluded {
+		key = append(key, "-"+x)
+	}
+	return key
+}
+
 // wholeInstead turns an incremental re-review into a whole-PR one after
 // the plan was made, for reason.
 func wholeInstead(rr *Rereview, reason string) *Rereview {

@@ -251,7 +251,7 @@ func TestIncrementalFallsBackToWholePR(t *testing.T) {
 			}},
 		// The earlier review ran with an exclude pattern this run does
 		// not have: what it left out would stay unreviewed.
-		{name: "the exclude patterns changed", version: 2, reason: "exclude patterns, the personas option",
+		{name: "the exclude patterns changed", version: 2, reason: "exclude patterns, the personas or exclude-personas option",
 			setup: func(e *env) {
 				e.gh.AddReport(prNum, "github-actions[bot]", strings.Replace(earlierReport(2), `"scope":"`+defaultScope+`"`,
 					`"scope":"`+review.ScopeKey([]string{"b.go"}, nil, scope.Attributes{})+`"`, 1))

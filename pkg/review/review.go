@@ -98,6 +98,8 @@ type Options struct {
 
 	Exclude  []string
 	Personas []string // restricts the team; empty means all that select
+	// ExcludePersonas leaves these out of the team, whatever selects them.
+	ExcludePersonas []string
 
 	Model, StrongModel, ValidatorModel string
 

@@ -211,14 +211,21 @@ func (rn *reviewRun) selectTeam() error {
 	if err != nil {
 		return fmt.Errorf("select: %w", err)
 	}
+	team = slices.DeleteFunc(team, func(p persona.Selected) bool {
+		out := slices.Contains(o.ExcludePersonas, p.Name)
+		if out {
+			o.logf("select: %s left out (input exclude-personas)", p.Name)
+		}
+		return out
+	})
 	for _, p := range team {
 		o.logf("select: %s (%s)", p.Name, p.Reason)
 	}
 	if len(team) == 0 && len(sc.Files) > 0 {
-		// Only a `personas` restriction can empty the team: nothing looked
+		// Only a `personas` restriction or exclusion can empty the team: nothing looked
 		// at the files, so the review must not read as a clean pass.
 		o.logf("select: no persona of the team applies to this diff; nothing was reviewed")
-		res.incomplete("no persona of the team (input personas) applies to this diff: nothing was reviewed")
+		res.incomplete("no persona of the team (inputs personas, exclude-personas) applies to this diff: nothing was reviewed")
 	}
 	rn.team = team
 	return nil

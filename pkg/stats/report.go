@@ -1,15 +1,12 @@
 package stats
 
 import (
-	"fmt"
-	"math"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/anchor-review/anchor-review/pkg/marker"
-	"github.com/anchor-review/anchor-review/pkg/pricing"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 )
 
 // Unattributed names the findings whose persona no record says.
@@ -30,40 +27,76 @@ type Persona struct {
 	Cost            *float64 `json:"cost"`
 	UnpricedReviews int      `json:"unpriced_reviews"`
 	Posted          int      `json:"posted"`
-	ActedOn         int      `json:"acted_on"`
-	Dismissed       int      `json:"dismissed"`
-	ThumbsUp        int      `json:"thumbs_up"`
-	ThumbsDown      int      `json:"thumbs_down"`
-	// ActedOnRate is ActedOn / Posted; nil with nothing posted.
+	// Judgeable counts the posted findings on pull requests that got an
+	// incremental re-review: only there can a finding be seen acted on.
+	Judgeable int `json:"judgeable"`
+	ActedOn   int `json:"acted_on"`
+	Dismissed int `json:"dismissed"`
+	// DismissedExplicitly counts the findings people with write access
+	// dismissed with `/anchor-review dismiss` (of Dismissed); Dismissals
+	// are those dismissals, each with its reason.
+	DismissedExplicitly int         `json:"dismissed_explicitly"`
+	Dismissals          []Dismissal `json:"dismissals"`
+	ThumbsUp            int         `json:"thumbs_up"`
+	ThumbsDown          int         `json:"thumbs_down"`
+	// ActedOnRate is ActedOn / Judgeable; nil when nothing is judgeable.
 	ActedOnRate *float64 `json:"acted_on_rate"`
 
 	cost float64
 }
 
 func (p *Persona) addUsage(u marker.Usage) {
-	p.Reviews += u.Reviews
-	p.Calls += u.Calls
-	p.PromptTokens += u.PromptTokens
-	p.CachedTokens += u.CachedTokens
-	p.CompletionTokens += u.CompletionTokens
+	p.Reviews = add(p.Reviews, u.Reviews)
+	p.Calls = add(p.Calls, u.Calls)
+	p.PromptTokens = add(p.PromptTokens, u.PromptTokens)
+	p.CachedTokens = add(p.CachedTokens, u.CachedTokens)
+	p.CompletionTokens = add(p.CompletionTokens, u.CompletionTokens)
 	p.cost += u.Cost
-	p.UnpricedReviews += u.Unpriced
-	p.Posted += u.Posted
-	p.ActedOn += u.ActedOn
+	p.UnpricedReviews = add(p.UnpricedReviews, u.Unpriced)
+	p.Posted = add(p.Posted, u.Posted)
+	p.ActedOn = add(p.ActedOn, u.ActedOn)
+}
+
+func (p *Persona) merge(o *Persona) {
+	p.addUsage(marker.Usage{Reviews: o.Reviews, Calls: o.Calls, PromptTokens: o.PromptTokens, CachedTokens: o.CachedTokens,
+		CompletionTokens: o.CompletionTokens, Cost: o.cost, Unpriced: o.UnpricedReviews, Posted: o.Posted, ActedOn: o.ActedOn})
+	p.Judgeable = add(p.Judgeable, o.Judgeable)
+	p.Dismissed = add(p.Dismissed, o.Dismissed)
+	p.DismissedExplicitly = add(p.DismissedExplicitly, o.DismissedExplicitly)
+	p.Dismissals = append(p.Dismissals, o.Dismissals...)
+	p.ThumbsUp = add(p.ThumbsUp, o.ThumbsUp)
+	p.ThumbsDown = add(p.ThumbsDown, o.ThumbsDown)
 }
 
 func (p *Persona) finish() {
+	p.Cost, p.ActedOnRate = nil, nil
 	if p.Reviews > p.UnpricedReviews {
 		c := p.cost
 		p.Cost = &c
 	}
-	if p.Posted > 0 {
-		rate := float64(p.ActedOn) / float64(p.Posted)
+	if p.Judgeable > 0 {
+		rate := float64(min(p.ActedOn, p.Judgeable)) / float64(p.Judgeable)
 		p.ActedOnRate = &rate
 	}
 }
 
-// Totals are the repository's figures over the period.
+// Dismissal is an explicit dismissal as the report's metadata records it
+// (written by a run that checked the dismisser's permission).
+type Dismissal struct {
+	Repository  string `json:"repository"`
+	PullRequest int    `json:"pull_request"`
+	ID          string `json:"id"`
+	Severity    string `json:"severity"`
+	Title       string `json:"title"`
+	By          string `json:"by"`
+	At          string `json:"at"`
+	Reason      string `json:"reason"`
+	// Lapsed is true when a later review found the finding again with its
+	// lines changed: the dismissal no longer applies, but it was made.
+	Lapsed bool `json:"lapsed,omitempty"`
+}
+
+// Totals are the figures over the period of one repository, or of all.
 type Totals struct {
 	// PullRequests were updated in the period; Reviewed have a report
 	// written in it; WithoutReport have none written in it (never
@@ -75,11 +108,20 @@ type Totals struct {
 	// figures: their findings count, their usage does not.
 	OlderReports      int `json:"older_reports"`
 	UnreadableReports int `json:"unreadable_reports"`
-	Reviews           int `json:"reviews"`
-	Calls             int `json:"calls"`
-	PromptTokens      int `json:"prompt_tokens"`
-	CachedTokens      int `json:"cached_tokens"`
-	CompletionTokens  int `json:"completion_tokens"`
+	// NotOurs counts the comments with the bot's identity and our marker
+	// that failed the ownership test (no check run of ours names them):
+	// look-alikes, never counted.
+	NotOurs int `json:"not_ours"`
+	Reviews int `json:"reviews"`
+	// IncrementalPRs got at least one incremental re-review (a push
+	// reviewed from the last reviewed head), IncrementalReviews in all:
+	// what the acted-on figures rest on.
+	IncrementalPRs     int `json:"incremental_pull_requests"`
+	IncrementalReviews int `json:"incremental_reviews"`
+	Calls              int `json:"calls"`
+	PromptTokens       int `json:"prompt_tokens"`
+	CachedTokens       int `json:"cached_tokens"`
+	CompletionTokens   int `json:"completion_tokens"`
 	// Cost sums every priced call (personas and validator); CostComplete
 	// is false when some review's model had no price, and then the costs
 	// per review and per acted-on finding are not given.
@@ -90,62 +132,97 @@ type Totals struct {
 	Posted         int      `json:"posted"`
 	ActedOn        int      `json:"acted_on"`
 	Dismissed      int      `json:"dismissed"`
-	ThumbsUp       int      `json:"thumbs_up"`
-	ThumbsDown     int      `json:"thumbs_down"`
+	// DismissedExplicitly counts the `/anchor-review dismiss` answers.
+	DismissedExplicitly int `json:"dismissed_explicitly"`
+	ThumbsUp            int `json:"thumbs_up"`
+	ThumbsDown          int `json:"thumbs_down"`
 }
 
-// Suggestion is the personas configuration that drops the personas whose
-// acted-on rate stayed below the threshold over enough posted findings.
+// RepositoryFigures are one repository's totals.
+type RepositoryFigures struct {
+	Name   string `json:"name"`
+	Totals Totals `json:"totals"`
+}
+
+// Idle is a persona that ran, cost money (or tokens, when no price is
+// known) and posted nothing over the period.
+type Idle struct {
+	Name    string   `json:"name"`
+	Reviews int      `json:"reviews"`
+	Calls   int      `json:"calls"`
+	Cost    *float64 `json:"cost"`
+}
+
+// Suggestion is the change that removes from the team the personas whose
+// acted-on rate stayed below the threshold over enough judgeable
+// findings: a removal, never a list of the personas to keep, so a persona
+// added later still runs.
 type Suggestion struct {
-	Drop []string `json:"drop"`
-	// Personas is the personas option that keeps every other persona.
-	Personas []string `json:"personas"`
-	// RestsOn is how many posted findings of the dropped personas the
+	Remove []string `json:"remove"`
+	// RestsOn is how many judgeable findings of the removed personas the
 	// suggestion rests on.
 	RestsOn int `json:"rests_on"`
 }
 
 // Report is what stats prints, and writes as JSON.
 type Report struct {
-	Repository string    `json:"repository"`
-	Since      time.Time `json:"since"`
-	Until      time.Time `json:"until"`
-	BotLogin   string    `json:"bot_login"`
-	Personas   []Persona `json:"personas"`
-	Validator  *Persona  `json:"validator"`
-	Totals     Totals    `json:"totals"`
+	// Org is the organization read (with --org), "" otherwise.
+	Org string `json:"org,omitempty"`
+	// Repositories are the repositories read, each with its totals.
+	Repositories []RepositoryFigures `json:"repositories"`
+	// Archived and Beyond count the organization's repositories left
+	// out: archived, or past the limit. NotRead are the ones the token
+	// could not read (each with the error).
+	Archived  int       `json:"archived_left_out,omitempty"`
+	Beyond    int       `json:"beyond_limit,omitempty"`
+	NotRead   []string  `json:"not_read,omitempty"`
+	Since     time.Time `json:"since"`
+	Until     time.Time `json:"until"`
+	BotLogin  string    `json:"bot_login"`
+	Personas  []Persona `json:"personas"`
+	Validator *Persona  `json:"validator"`
+	Totals    Totals    `json:"totals"`
 	// MinFindings and MinRate are the suggestion's thresholds.
 	MinFindings int         `json:"min_findings"`
 	MinRate     float64     `json:"min_rate"`
 	Suggestion  *Suggestion `json:"suggestion"`
+	// Kept are the personas below the rate that are never suggested for
+	// removal (Protected).
+	Kept []string `json:"kept_below_rate,omitempty"`
 	// TooFew names the personas with findings but fewer than MinFindings:
-	// never judged.
-	TooFew []string `json:"too_few_to_judge"`
-	// Unreadable says which reports' metadata did not parse.
+	// never judged. TooFewPushes names those with enough posted findings
+	// but fewer than MinFindings on pull requests that got an incremental
+	// re-review (a team that rebases): their acted-on rate is not judged.
+	TooFew       []string `json:"too_few_to_judge"`
+	TooFewPushes []string `json:"too_few_incremental_pushes"`
+	// Idle are the personas that ran and posted nothing: what they cost.
+	Idle []Idle `json:"cost_without_findings"`
+	// Unreadable says which reports were left out, and why.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// NotOurs names the report-shaped comments left out as not ours, and
+	// why.
+	NotOurs []string `json:"not_ours,omitempty"`
 	// Requests is how many HTTP requests the reading took (retries
 	// included); set by the caller.
 	Requests int `json:"requests"`
+
+	serverURL string
 }
 
-func (r *Report) total() {
-	t := &r.Totals
+func (t *Totals) total(all []*Persona) {
 	t.CostComplete = true
 	cost, priced := 0.0, false
-	all := slices.Clone(r.Personas)
-	if r.Validator != nil {
-		all = append(all, *r.Validator)
-	}
 	for _, p := range all {
-		t.Calls += p.Calls
-		t.PromptTokens += p.PromptTokens
-		t.CachedTokens += p.CachedTokens
-		t.CompletionTokens += p.CompletionTokens
-		t.Posted += p.Posted
-		t.ActedOn += p.ActedOn
-		t.Dismissed += p.Dismissed
-		t.ThumbsUp += p.ThumbsUp
-		t.ThumbsDown += p.ThumbsDown
+		t.Calls = add(t.Calls, p.Calls)
+		t.PromptTokens = add(t.PromptTokens, p.PromptTokens)
+		t.CachedTokens = add(t.CachedTokens, p.CachedTokens)
+		t.CompletionTokens = add(t.CompletionTokens, p.CompletionTokens)
+		t.Posted = add(t.Posted, p.Posted)
+		t.ActedOn = add(t.ActedOn, p.ActedOn)
+		t.Dismissed = add(t.Dismissed, p.Dismissed)
+		t.DismissedExplicitly = add(t.DismissedExplicitly, p.DismissedExplicitly)
+		t.ThumbsUp = add(t.ThumbsUp, p.ThumbsUp)
+		t.ThumbsDown = add(t.ThumbsDown, p.ThumbsDown)
 		if p.UnpricedReviews > 0 {
 			t.CostComplete = false
 		}
@@ -173,232 +250,37 @@ func (r *Report) total() {
 // personaName is the shape of a persona name a configuration may list.
 var personaName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
-func (r *Report) suggest(known []string) {
-	var drop []string
+// Protected are the personas stats never suggests removing: correctness
+// always runs (no configuration removes it), and security is the lens a
+// required check is signed off on; a rate below the threshold there is a
+// reason to read its findings, and the report says so.
+var Protected = []string{persona.Correctness, "security"}
+
+// judge decides the suggestion and the lists around it.
+func (r *Report) judge() {
+	var remove []string
 	rests := 0
 	for _, p := range r.Personas {
 		switch {
-		case p.Name == Unattributed || p.Posted == 0 || !personaName.MatchString(p.Name):
+		case p.Name == Unattributed || !personaName.MatchString(p.Name):
 			// No configuration can name it (a hand-edited record).
+		case p.Posted == 0:
+			if p.Reviews > 0 || p.Calls > 0 {
+				r.Idle = append(r.Idle, Idle{Name: p.Name, Reviews: p.Reviews, Calls: p.Calls, Cost: p.Cost})
+			}
 		case p.Posted < r.MinFindings:
 			r.TooFew = append(r.TooFew, p.Name)
-		case float64(p.ActedOn) < r.MinRate*float64(p.Posted):
-			drop = append(drop, p.Name)
-			rests += p.Posted
+		case p.Judgeable < r.MinFindings:
+			r.TooFewPushes = append(r.TooFewPushes, p.Name)
+		case float64(p.ActedOn) >= r.MinRate*float64(p.Judgeable):
+		case slices.Contains(Protected, p.Name):
+			r.Kept = append(r.Kept, p.Name)
+		default:
+			remove = append(remove, p.Name)
+			rests = add(rests, p.Judgeable)
 		}
 	}
-	if len(drop) == 0 {
-		return
+	if len(remove) > 0 {
+		r.Suggestion = &Suggestion{Remove: remove, RestsOn: rests}
 	}
-	keep := slices.Clone(known)
-	for _, p := range r.Personas {
-		if personaName.MatchString(p.Name) && !slices.Contains(keep, p.Name) {
-			keep = append(keep, p.Name) // a custom persona seen in the period
-		}
-	}
-	keep = slices.DeleteFunc(keep, func(n string) bool { return slices.Contains(drop, n) })
-	r.Suggestion = &Suggestion{Drop: drop, Personas: keep, RestsOn: rests}
-}
-
-// Markdown renders the report for a terminal or a job summary: the tables,
-// a Mermaid chart of the cost (or, when no price is known, the prompt
-// tokens) per persona, the suggestion, and how to read the figures.
-func (r *Report) Markdown() string {
-	var b strings.Builder
-	t := r.Totals
-	fmt.Fprintf(&b, "## anchor-review stats: %s\n\n", r.Repository)
-	fmt.Fprintf(&b, "Reports written from %s to %s: **%d pull requests reviewed** (%s), of %d pull requests updated in the period; %d without a report written in it (not reviewed, reviewed earlier, or the report deleted). A pull request's figures are the totals its report keeps over all its reviews.\n\n",
-		r.Since.UTC().Format(time.DateOnly), r.Until.UTC().Format(time.DateOnly), t.Reviewed, plural(t.Reviews, "review"), t.PullRequests, t.WithoutReport)
-	if t.Reviewed == 0 {
-		b.WriteString("No report of " + r.BotLogin + " was written in the period.\n")
-		r.notes(&b)
-		return b.String()
-	}
-
-	b.WriteString("| Persona | Reviews | Calls | Prompt tokens (cached) | Cost | Posted | Acted on | Dismissed | Thumbs up | Thumbs down | Acted-on rate |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, p := range r.Personas {
-		b.WriteString(row(p, cell(p.Name)))
-	}
-	if r.Validator != nil {
-		v := *r.Validator
-		fmt.Fprintf(&b, "| _validator_ | %d | %d | %s (%s) | %s | | | | | | |\n", v.Reviews, v.Calls, num(v.PromptTokens), num(v.CachedTokens), money(v.Cost, v.UnpricedReviews))
-	}
-	total := "–"
-	if t.Cost != nil {
-		total = pricing.Format(*t.Cost)
-		if !t.CostComplete {
-			total += " (priced calls only)"
-		}
-	}
-	fmt.Fprintf(&b, "| **Total** | %d | %d | %s (%s) | %s | %d | %d | %d | %d | %d | %s |\n\n",
-		t.Reviews, t.Calls, num(t.PromptTokens), num(t.CachedTokens), total, t.Posted, t.ActedOn, t.Dismissed, t.ThumbsUp, t.ThumbsDown, rate(t.ActedOn, t.Posted))
-
-	switch {
-	case t.CostPerReview != nil:
-		fmt.Fprintf(&b, "**Cost per review:** %s. **Cost per acted-on finding:** %s.\n\n", pricing.Format(*t.CostPerReview), perActed(t.CostPerActedOn))
-	case t.Cost != nil:
-		b.WriteString("**Cost per review** and **per acted-on finding** are not given: some reviews' models have no known price (set the `pricing` input) or their reports predate per-persona figures.\n\n")
-	default:
-		b.WriteString("**Cost:** not known: no model of these reviews has a known price (set the `pricing` input); the tokens are above.\n\n")
-	}
-	r.chart(&b)
-	r.suggestion(&b)
-	r.notes(&b)
-	return b.String()
-}
-
-func row(p Persona, name string) string {
-	return fmt.Sprintf("| %s | %d | %d | %s (%s) | %s | %d | %d | %d | %d | %d | %s |\n",
-		name, p.Reviews, p.Calls, num(p.PromptTokens), num(p.CachedTokens), money(p.Cost, p.UnpricedReviews),
-		p.Posted, p.ActedOn, p.Dismissed, p.ThumbsUp, p.ThumbsDown, rate(p.ActedOn, p.Posted))
-}
-
-// chart is a Mermaid pie of the cost per persona (the validator
-// included), or of the prompt tokens when no cost is known.
-func (r *Report) chart(b *strings.Builder) {
-	type slice struct {
-		name  string
-		value float64
-	}
-	var slices_ []slice
-	byCost := r.Totals.Cost != nil
-	all := append([]Persona(nil), r.Personas...)
-	if r.Validator != nil {
-		all = append(all, *r.Validator)
-	}
-	for _, p := range all {
-		v := float64(p.PromptTokens)
-		if byCost {
-			v = 0
-			if p.Cost != nil {
-				v = math.Round(*p.Cost*1e4) / 1e4
-			}
-		}
-		if v > 0 {
-			slices_ = append(slices_, slice{p.Name, v})
-		}
-	}
-	if len(slices_) == 0 {
-		return
-	}
-	title := "Estimated cost by persona (US dollars)"
-	if !byCost {
-		title = "Prompt tokens by persona"
-	}
-	b.WriteString("```mermaid\npie showData\n    title " + title + "\n")
-	for _, s := range slices_ {
-		fmt.Fprintf(b, "    \"%s\" : %s\n", chartLabel(s.name), strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", s.value), "0"), "."))
-	}
-	b.WriteString("```\n\n")
-}
-
-func (r *Report) suggestion(b *strings.Builder) {
-	b.WriteString("### Suggestion\n\n")
-	rule := fmt.Sprintf("a persona whose acted-on rate stays below %s over at least %d posted findings", pct(r.MinRate), r.MinFindings)
-	if s := r.Suggestion; s != nil {
-		for _, name := range s.Drop {
-			i := slices.IndexFunc(r.Personas, func(p Persona) bool { return p.Name == name })
-			p := r.Personas[i]
-			fmt.Fprintf(b, "- **%s**: %d of its %d posted findings %s acted on (%s), below %s.\n", cell(name), p.ActedOn, p.Posted,
-				map[bool]string{true: "was", false: "were"}[p.ActedOn == 1], rate(p.ActedOn, p.Posted), pct(r.MinRate))
-		}
-		fmt.Fprintf(b, "\nThis configuration drops %s (in `.github/anchor-review.yml`, or as the `personas` input: `%s`). It rests on %s.\n\n",
-			cell(strings.Join(s.Drop, ", ")), strings.Join(s.Personas, ", "), plural(s.RestsOn, "posted finding"))
-		b.WriteString("```yaml\npersonas: [" + strings.Join(s.Personas, ", ") + "]\n```\n\n")
-	} else {
-		fmt.Fprintf(b, "None: no persona meets the rule (%s).\n\n", rule)
-	}
-	if len(r.TooFew) > 0 {
-		fmt.Fprintf(b, "Too few findings to judge (fewer than %d posted): %s.\n\n", r.MinFindings, cell(strings.Join(r.TooFew, ", ")))
-	}
-}
-
-func (r *Report) notes(b *strings.Builder) {
-	t := r.Totals
-	b.WriteString("<details><summary>How to read these figures</summary>\n\n")
-	b.WriteString("- **Acted on:** a push changed the lines of a posted finding and the re-review no longer found it there.\n")
-	b.WriteString("- **Dismissed:** a thumbs-down on the finding's inline comment, or the finding still posted, unchanged, when the pull request merged. A finding acted on is not also dismissed.\n")
-	b.WriteString("- **Thumbs up / down:** reactions on the persona's inline comments (with the `inline` input on).\n")
-	b.WriteString("- **Cost:** estimated from each review's token counts at the price its report used (the `pricing` input or the built-in list prices); a review whose model had no price counts its tokens, not a cost.\n")
-	b.WriteString("- A finding is credited to the first persona that reported it.\n")
-	if t.OlderReports > 0 {
-		fmt.Fprintf(b, "- %s predate per-persona figures: their open findings count as posted; their calls, cost and outcomes are not recorded.\n", plural(t.OlderReports, "report"))
-	}
-	if t.UnreadableReports > 0 {
-		fmt.Fprintf(b, "- %s had metadata that does not parse and %s left out: %s.\n", plural(t.UnreadableReports, "report"),
-			map[bool]string{true: "was", false: "were"}[t.UnreadableReports == 1], cell(strings.Join(r.Unreadable, "; ")))
-	}
-	if r.Requests > 0 {
-		fmt.Fprintf(b, "- Read with %s to the GitHub API.\n", plural(r.Requests, "request"))
-	}
-	b.WriteString("\n</details>\n")
-}
-
-func money(c *float64, unpriced int) string {
-	switch {
-	case c == nil:
-		return "–"
-	case unpriced > 0:
-		return fmt.Sprintf("%s (+%s unpriced)", pricing.Format(*c), plural(unpriced, "review"))
-	}
-	return pricing.Format(*c)
-}
-
-func perActed(c *float64) string {
-	if c == nil {
-		return "– (nothing acted on)"
-	}
-	return pricing.Format(*c)
-}
-
-func rate(n, of int) string {
-	if of == 0 {
-		return "–"
-	}
-	return pct(float64(n) / float64(of))
-}
-
-func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
-
-func num(n int) string {
-	s := fmt.Sprint(n)
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%s %ss", num(n), noun)
-}
-
-// cell keeps a persona name or an error's text (from a report's metadata:
-// custom names are the repository's, and a write-access user can edit a
-// bot's comment) from breaking the table or the Markdown around it, or
-// becoming a link, an image or HTML.
-func cell(s string) string {
-	return strings.Map(func(r rune) rune {
-		if strings.ContainsRune("|`*_<>[]\\\n\r", r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// chartLabel is a name a Mermaid pie label can hold.
-func chartLabel(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '`' {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -22,6 +22,7 @@ package stats
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/github"
 	"github.com/anchor-review/anchor-review/pkg/inline"
 	"github.com/anchor-review/anchor-review/pkg/marker"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 // Source is the GitHub API as stats reads it (pkg/github.Client).
@@ -38,21 +40,32 @@ type Source interface {
 	EachRepoIssueComment(ctx context.Context, owner, repo string, since time.Time, visit func(github.Comment) error) error
 	EachRepoReviewComment(ctx context.Context, owner, repo string, since time.Time, visit func(github.Comment) error) error
 	ReviewComments(ctx context.Context, owner, repo string, n int) ([]github.Comment, error)
+	EachOrgRepo(ctx context.Context, org string, visit func(github.RepoSummary) error) error
+	CheckRunsOn(ctx context.Context, owner, repo, sha, name string) ([]github.CheckRunRef, error)
 }
 
-// Defaults of the suggestion's thresholds.
+// Defaults of the suggestion's thresholds and the organization's listing.
 const (
-	// DefaultMinFindings is the fewest posted findings a persona needs
-	// before stats suggests dropping it: below, a low rate is noise.
+	// DefaultMinFindings is the fewest findings a persona needs, posted
+	// on pull requests that got an incremental re-review, before stats
+	// suggests removing it: below, a low rate is noise.
 	DefaultMinFindings = 20
 	// DefaultMinRate is the acted-on rate below which a persona is
-	// suggested for dropping.
+	// suggested for removal.
 	DefaultMinRate = 0.10
+	// DefaultLimit and MaxLimit bound the repositories --org reads.
+	DefaultLimit = 100
+	MaxLimit     = 1000
 )
 
 // Options say what to read and how to judge it.
 type Options struct {
-	Owner, Repo string
+	// Repos are the repositories to read ("owner/name"), in order; or
+	// Org, whose Limit most recently pushed repositories are read (the
+	// archived ones left out: nothing reviews them any more).
+	Repos []string
+	Org   string
+	Limit int
 	// Since is the start of the period; Until its end, for the record
 	// (the API cannot bound a listing above, and reports written after
 	// Until are counted too).
@@ -63,9 +76,9 @@ type Options struct {
 	// DefaultMinFindings, DefaultMinRate).
 	MinFindings int
 	MinRate     float64
-	// Known are the persona names a personas configuration may list
-	// besides the ones seen (the shipped personas), in their order.
-	Known []string
+	// ServerURL is the GitHub web host (default https://github.com):
+	// the only host a link in printed text may keep, as in every report.
+	ServerURL string
 	// Progress, when set, is told how the reading goes.
 	Progress func(format string, args ...any)
 }
@@ -77,6 +90,12 @@ func (o *Options) defaults() {
 	if o.MinRate <= 0 {
 		o.MinRate = DefaultMinRate
 	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultLimit
+	}
+	if o.ServerURL == "" {
+		o.ServerURL = "https://github.com"
+	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}
@@ -85,15 +104,24 @@ func (o *Options) defaults() {
 // pr is what stats keeps of one pull request while it reads.
 type pr struct {
 	summary github.PullSummary
-	report  *reportSeen
+	// candidates are the comments with our identity and marker; report
+	// is the newest of them that is ours (skip.Ours), once decided.
+	candidates []*reportSeen
+	report     *reportSeen
+	// ignored say why each look-alike written in the period is not ours.
+	ignored []string
 	inline  []inlineSeen
 }
 
 type reportSeen struct {
-	updated time.Time
+	comment github.Comment
 	meta    marker.Meta
 	err     error
 }
+
+// seen reports whether the pull request has a report of ours written in
+// the period, or one whose metadata does not parse.
+func (p *pr) seen() bool { return p.report != nil }
 
 // inlineSeen is one of our inline comments: its finding and its thumbs.
 type inlineSeen struct {
@@ -102,55 +130,164 @@ type inlineSeen struct {
 }
 
 // Collect reads the period's pull requests, reports and inline comments
-// from src and adds them up.
+// of every repository o names from src and adds them up. With Repos, a
+// repository that cannot be read is an error naming it; with Org, it is
+// listed in the report as not read and the others count.
 func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 	o.defaults()
+	repos := o.Repos
+	t := newTally(o)
+	if o.Org != "" {
+		var err error
+		if repos, err = orgRepos(ctx, src, o, t); err != nil {
+			return nil, err
+		}
+	}
+	for _, full := range repos {
+		owner, name, _ := strings.Cut(full, "/")
+		prs, err := read(ctx, src, owner, name, o)
+		var ae *github.APIError
+		switch {
+		case err != nil && o.Org != "" && errors.As(err, &ae) && (ae.Status == 403 || ae.Status == 404):
+			t.notRead(full, err)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", full, err)
+		}
+		t.repository(full, prs)
+	}
+	return t.report(), nil
+}
+
+// choose decides each pull request's report: the newest comment with our
+// identity and marker that is ours (the ownership test: an anchor-review check run
+// that the app behind BotLogin created on the report's head names it, as
+// skip.Ours decides for the review itself). Another workflow posting as
+// the same bot can write a report-shaped comment with any figures; it is
+// not counted, and when no comment is ours the pull request is named.
+// A comment whose metadata does not parse cannot be checked (its head is
+// unknown): it counts as unreadable only when nothing else does. The
+// check runs of a head are listed once.
+func choose(ctx context.Context, src Source, owner, name string, prs map[int]*pr, o Options) error {
+	app := skip.AppOf(o.BotLogin)
+	runs := map[string][]skip.CheckRun{}
+	for _, n := range sortedNumbers(prs) {
+		p := prs[n]
+		slices.SortStableFunc(p.candidates, func(a, b *reportSeen) int { return b.comment.UpdatedAt.Compare(a.comment.UpdatedAt) })
+		var unreadable, earlier *reportSeen
+		for _, c := range p.candidates {
+			switch {
+			case c.comment.UpdatedAt.Before(o.Since):
+				// Written before the period: the pull request counts as
+				// without a report in it, ours or not; no request.
+				earlier = cmp.Or(earlier, c)
+				continue
+			case c.err != nil:
+				unreadable = cmp.Or(unreadable, c)
+				continue
+			}
+			head := c.meta.HeadSHA
+			rs, ok := runs[head]
+			if !ok {
+				refs, err := src.CheckRunsOn(ctx, owner, name, head, marker.CheckName)
+				if err != nil {
+					return fmt.Errorf("check that the report on #%d is ours: %w", n, err)
+				}
+				for _, r := range refs {
+					rs = append(rs, skip.CheckRun{HeadSHA: r.HeadSHA, App: r.App, ExternalID: r.ExternalID})
+				}
+				runs[head] = rs
+			}
+			if skip.Ours(skip.Comment{ID: c.comment.ID, Author: c.comment.Author}, c.meta, rs, o.BotLogin) {
+				p.report = c
+				break
+			}
+			p.ignored = append(p.ignored, fmt.Sprintf("comment %d: no %s check run of %s on %s names it", c.comment.ID, marker.CheckName, cmp.Or(app, "the bot's app"), head[:7]))
+		}
+		if p.report == nil {
+			p.report = cmp.Or(unreadable, earlier)
+		}
+		p.candidates = nil
+	}
+	return nil
+}
+
+// orgRepos lists the organization's repositories to read: the o.Limit
+// most recently pushed that are not archived.
+func orgRepos(ctx context.Context, src Source, o Options, t *tally) ([]string, error) {
+	var repos []string
+	archived := 0
+	err := src.EachOrgRepo(ctx, o.Org, func(r github.RepoSummary) error {
+		if r.Archived {
+			archived++
+			return nil
+		}
+		if len(repos) == o.Limit {
+			t.r.Beyond++
+			return nil
+		}
+		repos = append(repos, r.FullName)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.r.Archived = archived
+	o.Progress("stats: %d repositories of %s to read (%d archived left out, %d beyond --limit)", len(repos), o.Org, archived, t.r.Beyond)
+	return repos, nil
+}
+
+// read gathers one repository's pull requests updated in the period, with
+// their reports and inline comments.
+func read(ctx context.Context, src Source, owner, name string, o Options) (map[int]*pr, error) {
 	prs := map[int]*pr{}
-	err := src.EachPullUpdatedSince(ctx, o.Owner, o.Repo, o.Since, func(p github.PullSummary) error {
+	full := owner + "/" + name
+	err := src.EachPullUpdatedSince(ctx, owner, name, o.Since, func(p github.PullSummary) error {
 		prs[p.Number] = &pr{summary: p}
 		if len(prs)%100 == 0 {
-			o.Progress("stats: %d pull requests updated since %s so far", len(prs), o.Since.Format(time.DateOnly))
+			o.Progress("stats: %s: %d pull requests updated since %s so far", full, len(prs), o.Since.Format(time.DateOnly))
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Progress("stats: %d pull requests updated since %s", len(prs), o.Since.Format(time.DateOnly))
+	o.Progress("stats: %s: %d pull requests updated since %s", full, len(prs), o.Since.Format(time.DateOnly))
 
 	seen := 0
-	err = src.EachRepoIssueComment(ctx, o.Owner, o.Repo, o.Since, func(c github.Comment) error {
+	err = src.EachRepoIssueComment(ctx, owner, name, o.Since, func(c github.Comment) error {
 		if seen++; seen%1000 == 0 {
-			o.Progress("stats: %d comments read", seen)
+			o.Progress("stats: %s: %d comments read", full, seen)
 		}
 		p := prs[c.Issue]
 		if p == nil || !strings.EqualFold(c.Author, o.BotLogin) || !marker.HasReport(c.Body) {
 			return nil
 		}
-		if p.report != nil && p.report.updated.After(c.UpdatedAt) {
-			return nil // a second report (a race long ago): the newest counts
-		}
 		m, err := marker.ParseReport(c.Body)
-		p.report = &reportSeen{updated: c.UpdatedAt, meta: m, err: err}
+		c.Body = "" // read; not kept
+		p.candidates = append(p.candidates, &reportSeen{comment: c, meta: m, err: err})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if err := choose(ctx, src, owner, name, prs, o); err != nil {
+		return nil, err
+	}
 	reports := 0
 	for _, p := range prs {
-		if p.report != nil {
+		if p.seen() && p.report.err == nil && !p.report.comment.UpdatedAt.Before(o.Since) {
 			reports++
 		}
 	}
-	o.Progress("stats: %d comments read, %d reports of %s", seen, reports, o.BotLogin)
+	o.Progress("stats: %s: %d comments read, %d reports of %s", full, seen, reports, o.BotLogin)
 
 	// An inline comment older than the period on a pull request reviewed
 	// in it is not in the repository's listing: those pull requests are
 	// read whole below, and only the others take their comments from it.
-	readWhole := func(p *pr) bool { return p.report != nil && p.summary.CreatedAt.Before(o.Since) }
-	err = src.EachRepoReviewComment(ctx, o.Owner, o.Repo, o.Since, func(c github.Comment) error {
-		if p := prs[c.Issue]; p != nil && p.report != nil && !readWhole(p) {
+	readWhole := func(p *pr) bool { return p.seen() && p.summary.CreatedAt.Before(o.Since) }
+	err = src.EachRepoReviewComment(ctx, owner, name, o.Since, func(c github.Comment) error {
+		if p := prs[c.Issue]; p != nil && p.seen() && !readWhole(p) {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)
 			}
@@ -166,7 +303,7 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 		if !readWhole(p) {
 			continue
 		}
-		cs, err := src.ReviewComments(ctx, o.Owner, o.Repo, n)
+		cs, err := src.ReviewComments(ctx, owner, name, n)
 		if err != nil {
 			return nil, err
 		}
@@ -176,10 +313,10 @@ func Collect(ctx context.Context, src Source, o Options) (*Report, error) {
 			}
 		}
 		if older++; older%100 == 0 {
-			o.Progress("stats: inline comments of %d pull requests opened before the period read", older)
+			o.Progress("stats: %s: inline comments of %d pull requests opened before the period read", full, older)
 		}
 	}
-	return add(prs, o), nil
+	return prs, nil
 }
 
 // ours reads one of our inline comments: the marker on its first line,
@@ -227,108 +364,4 @@ func sortedNumbers(prs map[int]*pr) []int {
 	}
 	slices.Sort(ns)
 	return ns
-}
-
-// add turns what was read into the report.
-func add(prs map[int]*pr, o Options) *Report {
-	r := &Report{
-		Repository: o.Owner + "/" + o.Repo, Since: o.Since, Until: o.Until, BotLogin: o.BotLogin,
-		MinFindings: o.MinFindings, MinRate: o.MinRate,
-	}
-	byName := map[string]*Persona{}
-	persona := func(name string) *Persona {
-		name = cmp.Or(name, Unattributed)
-		if byName[name] == nil {
-			byName[name] = &Persona{Name: name}
-		}
-		return byName[name]
-	}
-	validator := &Persona{Name: "validator"}
-	for _, n := range sortedNumbers(prs) {
-		p := prs[n]
-		r.Totals.PullRequests++
-		switch {
-		case p.report == nil || p.report.updated.Before(o.Since):
-			r.Totals.WithoutReport++
-			continue
-		case p.report.err != nil:
-			r.Totals.UnreadableReports++
-			r.Unreadable = append(r.Unreadable, fmt.Sprintf("#%d: %v", n, p.report.err))
-			continue
-		}
-		m := p.report.meta
-		r.Totals.Reviewed++
-		if m.Reviews == 0 {
-			// Written before release 3 (every later report counts its
-			// reviews, even one that made no model call and so has no
-			// usage entry), or trimmed of its totals to fit: its findings
-			// count, its usage and what became of its findings are not
-			// recorded.
-			r.Totals.OlderReports++
-			r.Totals.Reviews += max(len(m.Heads), 1)
-			for _, f := range m.Findings {
-				persona(f.Reviewer).Posted++
-			}
-		} else {
-			r.Totals.Reviews += m.Reviews
-			for _, u := range m.Usage {
-				persona(u.Name).addUsage(u)
-			}
-			if m.ValidatorUsage != nil {
-				validator.addUsage(*m.ValidatorUsage)
-			}
-		}
-		reviewerOf := map[string]string{}
-		for _, f := range m.Findings {
-			if f.Inline != "" {
-				reviewerOf[f.Inline] = f.Reviewer
-			}
-		}
-		for _, f := range m.Resolved {
-			if f.Inline != "" {
-				reviewerOf[f.Inline] = f.Reviewer
-			}
-		}
-		dismissed := map[string]string{} // finding key → reviewer
-		for _, ic := range p.inline {
-			who, known := reviewerOf[ic.fingerprint]
-			if !known {
-				who = ic.reviewer
-			}
-			if ic.up > 0 {
-				persona(who).ThumbsUp++
-			}
-			if ic.down > 0 {
-				persona(who).ThumbsDown++
-				if ic.resolvedIn == "" {
-					dismissed[ic.fingerprint] = who
-				}
-			}
-		}
-		if p.summary.Merged && p.summary.HeadSHA == m.HeadSHA {
-			for _, f := range m.Findings {
-				key := cmp.Or(f.Inline, "finding:"+f.Fingerprint)
-				if _, ok := dismissed[key]; !ok {
-					dismissed[key] = f.Reviewer
-				}
-			}
-		}
-		for _, who := range dismissed {
-			persona(who).Dismissed++
-		}
-	}
-	for _, p := range byName {
-		p.finish()
-		r.Personas = append(r.Personas, *p)
-	}
-	slices.SortFunc(r.Personas, func(a, b Persona) int {
-		return cmp.Or(cmp.Compare(b.Posted, a.Posted), cmp.Compare(b.Calls, a.Calls), strings.Compare(a.Name, b.Name))
-	})
-	if validator.Calls > 0 || validator.Reviews > 0 {
-		validator.finish()
-		r.Validator = validator
-	}
-	r.total()
-	r.suggest(o.Known)
-	return r
 }

@@ -50,13 +50,13 @@ func TestInlineCommentsBeforeThePeriod(t *testing.T) {
 	id := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
 	gh.React(id, "+1")
 	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
-	rid := gh.AddComment(5, bot, body)
+	rid := gh.AddReport(5, bot, body)
 	c := client(t, gh)
 	if _, err := c.EditComment(context.Background(), "octocat", "Hello-World", rid, body); err != nil {
 		t.Fatal(err) // a later review rewrote the report: updated a minute later
 	}
 	reportAt := gh.Comments(5)[0].UpdatedAt
-	r, err := Collect(context.Background(), c, Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: reportAt.Add(-30 * time.Second), Until: reportAt})
+	r, err := Collect(context.Background(), c, Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: reportAt.Add(-30 * time.Second), Until: reportAt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestPullReadWholeCountsEachCommentOnce(t *testing.T) {
 	fp := inline.Fingerprint(f.File, f.Title, "for i := 0; i <= n; i++ {")
 	gh.React(gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{})), "+1")
 	body := report.Comment(res, report.Options{Inline: &report.InlineStatus{Fingerprints: map[int]string{1: fp}}})
-	rid := gh.AddComment(5, bot, body)
+	rid := gh.AddReport(5, bot, body)
 	lid := gh.AddLineComment(5, bot, "a.go", 3, 0, inline.RenderComment(f, fp, nil, report.Options{}))
 	gh.React(lid, "+1")
 	c := client(t, gh)
@@ -105,7 +105,7 @@ func TestPullReadWholeCountsEachCommentOnce(t *testing.T) {
 	if edited.UpdatedAt.Before(since) {
 		t.Fatalf("the edited inline comment (updated %v) is not in the period (since %v): the test checks nothing", edited.UpdatedAt, since)
 	}
-	r, err := Collect(ctx, c, Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: since, Until: reportAt})
+	r, err := Collect(ctx, c, Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since, Until: reportAt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,35 +125,45 @@ func TestReportsThatDoNotCount(t *testing.T) {
 	}
 	res, _ := reviewed(strings.Repeat("b", 40))
 	body := report.Comment(res, report.Options{})
-	gh.AddComment(1, bot, strings.Replace(body, `"version":2`, `"version":9`, 1))
+	gh.AddReport(1, bot, strings.Replace(body, `"version":2`, `"version":9`, 1))
 	gh.AddComment(2, "mallory", body)
-	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Totals.UnreadableReports != 1 || r.Totals.Reviewed != 0 || r.Totals.WithoutReport != 2 || len(r.Personas) != 0 {
 		t.Errorf("totals %+v personas %+v; want 1 unreadable, 2 without a report, nothing counted", r.Totals, r.Personas)
 	}
-	if md := r.Markdown(); !strings.Contains(md, "unsupported version 9") || !strings.Contains(md, "No report of github-actions[bot] was written in the period.") {
+	if md := r.Markdown(); !strings.Contains(md, "unsupported version 9") || !strings.Contains(md, `No report of github-actions\[bot\] was written in the period.`) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
 
+// TestSuggestionNeedsTheMinimum: a persona is suggested for removal only
+// over MinFindings judgeable findings; correctness and security never are;
+// the suggestion is a removal, never a list that would keep out the
+// personas added later.
 func TestSuggestionNeedsTheMinimum(t *testing.T) {
-	r := &Report{MinFindings: 20, MinRate: 0.1, Personas: []Persona{
-		{Name: "correctness", Posted: 40, ActedOn: 20},
-		{Name: "maintainability", Posted: 20, ActedOn: 1}, // 5%, over 20: dropped
-		{Name: "testing", Posted: 19, ActedOn: 0},         // 0%, but 19: never judged
-		{Name: "my-lens", Posted: 25, ActedOn: 2},         // custom, 8%: dropped
+	r := &Report{MinFindings: 20, MinRate: 0.1, Totals: Totals{Reviewed: 1}, Personas: []Persona{
+		{Name: "correctness", Posted: 40, Judgeable: 40, ActedOn: 0},     // 0%: never removed
+		{Name: "security", Posted: 30, Judgeable: 30, ActedOn: 1},        // 3%: never removed
+		{Name: "maintainability", Posted: 20, Judgeable: 20, ActedOn: 1}, // 5%, over 20: removed
+		{Name: "testing", Posted: 19, Judgeable: 19, ActedOn: 0},         // 0%, but 19: never judged
+		{Name: "my-lens", Posted: 25, Judgeable: 25, ActedOn: 2},         // custom, 8%: removed
+		{Name: "performance", Posted: 25, Judgeable: 25, ActedOn: 3},     // 12%: kept
 	}}
-	r.suggest([]string{"correctness", "testing", "maintainability", "security"})
+	r.judge()
 	s := r.Suggestion
-	if s == nil || strings.Join(s.Drop, ",") != "maintainability,my-lens" || s.RestsOn != 45 ||
-		strings.Join(s.Personas, ",") != "correctness,testing,security" {
+	if s == nil || strings.Join(s.Remove, ",") != "maintainability,my-lens" || s.RestsOn != 45 {
 		t.Fatalf("suggestion %+v", s)
 	}
-	if strings.Join(r.TooFew, ",") != "testing" {
-		t.Errorf("too few %v; want testing", r.TooFew)
+	if strings.Join(r.TooFew, ",") != "testing" || strings.Join(r.Kept, ",") != "correctness,security" {
+		t.Errorf("too few %v, kept %v; want testing, and correctness and security kept", r.TooFew, r.Kept)
+	}
+	md := r.Markdown()
+	if strings.Contains(md, "\npersonas:") || !strings.Contains(md, "Remove maintainability, my-lens from the team") ||
+		!strings.Contains(md, "```yaml\nexclude_personas: [maintainability, my-lens]\n```") {
+		t.Errorf("the Markdown suggests an allow-list, or no removal:\n%s", md)
 	}
 }
 
@@ -179,10 +189,10 @@ func TestReviewedBeforeThePeriod(t *testing.T) {
 	head := strings.Repeat("c", 40)
 	gh.AddPR(githubtest.PR{Number: 4, HeadSHA: head})
 	res, _ := reviewed(head)
-	gh.AddComment(4, bot, report.Comment(res, report.Options{}))
+	gh.AddReport(4, bot, report.Comment(res, report.Options{}))
 	gh.AddComment(4, "octodev", "ping")
 	since := gh.Comments(4)[1].CreatedAt
-	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: since})
+	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,23 +209,23 @@ func TestReviewedBeforeThePeriod(t *testing.T) {
 // link, image or HTML.
 func TestMarkdownDefusesRecordedText(t *testing.T) {
 	link, img := "[docs](https://evil.example/x)", "<img src=https://evil.example/x.png>"
-	r := &Report{Repository: "octocat/Hello-World", MinFindings: 20, MinRate: 0.1,
+	r := &Report{Repositories: []RepositoryFigures{{Name: "octocat/Hello-World"}}, MinFindings: 20, MinRate: 0.1,
 		Totals: Totals{Reviewed: 2, Reviews: 2, UnreadableReports: 1},
 		Personas: []Persona{
-			{Name: link, Reviews: 1, Posted: 25, ActedOn: 0},
+			{Name: link, Reviews: 1, Posted: 25, Judgeable: 25, ActedOn: 0},
 			{Name: img, Reviews: 1, Posted: 3, ActedOn: 0},
 		},
 		Unreadable: []string{`#3: report metadata: verdict "` + img + `" is not one of ready`},
 	}
-	r.suggest([]string{"correctness"})
+	r.judge()
 	md := r.Markdown()
 	for _, bad := range []string{"](https://", "<img"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("the Markdown holds %q:\n%s", bad, md)
 		}
 	}
-	if r.Suggestion != nil && slices.Contains(r.Suggestion.Personas, link) {
-		t.Errorf("the suggested personas list %q, which no configuration can name", link)
+	if r.Suggestion != nil && slices.Contains(r.Suggestion.Remove, link) {
+		t.Errorf("the suggestion removes %q, which no configuration can name", link)
 	}
 }
 
@@ -231,12 +241,12 @@ func TestReviewWithoutModelCalls(t *testing.T) {
 		gh.AddPR(githubtest.PR{Number: n, HeadSHA: strings.Repeat("c", 40)})
 	}
 	res, _ := reviewed(strings.Repeat("c", 40))
-	gh.AddComment(1, bot, report.Comment(res, report.Options{}))
+	gh.AddReport(1, bot, report.Comment(res, report.Options{}))
 	cut := review.Result{Repo: "octocat/Hello-World", HeadSHA: strings.Repeat("c", 40), Verdict: review.Degraded,
 		Partial: true, AllFailed: true, Failure: "the run's deadline passed before the review finished"}
-	gh.AddComment(2, bot, report.Comment(cut, report.Options{}))
+	gh.AddReport(2, bot, report.Comment(cut, report.Options{}))
 
-	r, err := Collect(context.Background(), client(t, gh), Options{Owner: "octocat", Repo: "Hello-World", BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}

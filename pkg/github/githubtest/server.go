@@ -152,6 +152,8 @@ type Server struct {
 	tokenLogin string
 	// roles are the users' roles on the repository (SetRole).
 	roles map[string]role
+	// orgRepos are the repositories /orgs/{org}/repos lists (AddOrgRepo).
+	orgRepos []Repo
 }
 
 // New starts a fake GitHub. Close it when done.
@@ -201,6 +203,7 @@ func New() *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/comments", s.listRepoReviewComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions", s.createReaction)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.getPermission)
+	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "Not Found")
 	})

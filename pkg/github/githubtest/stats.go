@@ -167,3 +167,60 @@ func (s *Server) listRepoIssueComments(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listRepoReviewComments(w http.ResponseWriter, r *http.Request) {
 	s.listRepoComments(w, r, s.reviews, true)
 }
+
+// Repo is a repository of an organization, as /orgs/{org}/repos lists it.
+type Repo struct {
+	Name     string // the name without the owner
+	Archived bool
+	PushedAt time.Time
+}
+
+// AddOrgRepo adds a repository to the organization's listing (every
+// organization the fake is asked about lists the same ones).
+func (s *Server) AddOrgRepo(r Repo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.orgRepos = append(s.orgRepos, r)
+}
+
+// listOrgRepos is GET /orgs/{org}/repos: sort (created, updated, pushed,
+// full_name; default created) and direction (default asc for full_name,
+// else desc), paged. Each entry is GitHub's repository example (the
+// pull-request fixture's base repository) renamed.
+func (s *Server) listOrgRepos(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sortBy := cmp.Or(q.Get("sort"), "created")
+	dir := q.Get("direction")
+	if dir == "" {
+		dir = map[bool]string{true: "asc", false: "desc"}[sortBy == "full_name"]
+	}
+	s.mu.Lock()
+	list := slices.Clone(s.orgRepos)
+	s.mu.Unlock()
+	org := r.PathValue("org")
+	slices.SortStableFunc(list, func(a, b Repo) int {
+		c := strings.Compare(a.Name, b.Name)
+		if sortBy == "pushed" {
+			c = cmp.Or(a.PushedAt.Compare(b.PushedAt), c)
+		}
+		if dir == "desc" {
+			return -c
+		}
+		return c
+	})
+	start, end := page(w, r, len(list))
+	out := make([]map[string]any, 0, end-start)
+	for _, rp := range list[start:end] {
+		m := template("pull-request.json")["base"].(map[string]any)["repo"].(map[string]any)
+		full := org + "/" + rp.Name
+		set(m, "name", rp.Name)
+		set(m, "full_name", full)
+		set(m, "owner.login", org)
+		set(m, "archived", rp.Archived)
+		set(m, "pushed_at", stamp(rp.PushedAt))
+		set(m, "url", s.api(r)+"/repos/"+full)
+		set(m, "html_url", s.web(r)+"/"+full)
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
