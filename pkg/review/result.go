@@ -204,6 +204,9 @@ type ConfigUse struct {
 const (
 	SourceInput   = "input"
 	SourceConfig  = "config file"
+	// SourceOrg is the Action's `config` input: organization-wide defaults
+	// set in a central reusable workflow, under the repository's file.
+	SourceOrg = "config input"
 	SourceDefault = "default"
 )
 
