@@ -5,8 +5,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/anchor-review/anchor-review/pkg/diff"
+	"github.com/anchor-review/anchor-review/pkg/persona"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 )
 
 // actionlintPath is the actionlint binary: $ACTIONLINT, else one on PATH.
@@ -104,5 +109,47 @@ func TestCallerIsEightLines(t *testing.T) {
 		if !strings.Contains(central, want) {
 			t.Errorf("the central workflow lacks %q", want)
 		}
+	}
+}
+
+// TestReadmeCustomPersonaIsTargeted: the README's custom-persona example
+// joins the team for billing code, and not for every Go change (it used to
+// select on `languages: [go]`, which fires on any Go file).
+func TestReadmeCustomPersonaIsTargeted(t *testing.T) {
+	var example string
+	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readRepoFile(t, "README.md"), -1) {
+		if strings.Contains(m[1], "custom_personas:") {
+			example = m[1]
+		}
+	}
+	if example == "" {
+		t.Fatal("README has no custom_personas example")
+	}
+	f, err := repoconfig.Parse([]byte(example))
+	if err != nil || len(f.Personas) == 0 {
+		t.Fatalf("README's example: %v, %d personas", err, len(f.Personas))
+	}
+	name := f.Personas[0].Name
+	team := func(path, line string) []string {
+		d, err := diff.Parse([]byte("diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path +
+			"\n@@ -1,1 +1,2 @@\n package x\n+" + line + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := persona.Select(f.Personas, persona.Signals{Files: d.Files, ExecutableLines: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range sel {
+			names = append(names, s.Name)
+		}
+		return names
+	}
+	if got := team("internal/search/query.go", "func Limit() int { return 10 }"); slices.Contains(got, name) {
+		t.Errorf("a Go change outside billing selects %s: %v", name, got)
+	}
+	if got := team("internal/billing/refund.go", "func Cents() int { return 1 }"); !slices.Contains(got, name) {
+		t.Errorf("a change under internal/billing does not select %s: %v", name, got)
 	}
 }
