@@ -41,6 +41,7 @@ import (
 	"github.com/anchor-review/anchor-review/pkg/llm"
 	"github.com/anchor-review/anchor-review/pkg/persona"
 	"github.com/anchor-review/anchor-review/pkg/pricing"
+	"github.com/anchor-review/anchor-review/pkg/repoconfig"
 	"github.com/anchor-review/anchor-review/pkg/review"
 	"github.com/anchor-review/anchor-review/pkg/scope"
 )
@@ -192,11 +193,17 @@ func Inputs() []Input {
 		{Name: "incomplete", Default: review.IncompleteFailure},
 		{Name: "inline", Default: "false"},
 		{Name: "pricing"},
+		{Name: "config"},
 	}
 }
 
 // Config is every input of the action plus the runner environment it needs.
 type Config struct {
+	// Org is the config input: defaults in the repository-configuration
+	// format, set by a central reusable workflow, which the repository's
+	// own file overrides key by key (nil when the input is empty).
+	Org *repoconfig.File
+
 	GitHubToken    string
 	APIKey         string
 	BaseURL        string // the LLM endpoint, without a trailing slash
@@ -407,9 +414,11 @@ func configFrom(in map[string]string, getenv func(string) string, extraPersonas 
 		p.add("on-new-commits", fmt.Sprintf("is not one of %s, %s", OnNewCommitsReview, OnNewCommitsSkip))
 	}
 
+	c.Org = parseOrgConfig(in["config"], p)
+
 	c.DismissBy = strings.ToLower(in["dismiss-by"])
 	if c.DismissBy != DismissByOthers && c.DismissBy != DismissByWrite && c.DismissBy != DismissByNobody {
-		p.add("dismiss-by", fmt.Sprintf("%q is not one of %s, %s, %s", in["dismiss-by"], DismissByOthers, DismissByWrite, DismissByNobody))
+		p.add("dismiss-by", fmt.Sprintf("is not one of %s, %s, %s", DismissByOthers, DismissByWrite, DismissByNobody))
 	}
 
 	c.Quiet = p.boolean("quiet", in["quiet"])

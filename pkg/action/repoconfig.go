@@ -61,6 +61,11 @@ func FileKeys() []FileKey {
 // value wins over the file; the file wins over defaults). Settings says
 // where each FileKeys input's value came from, in table order. A value the
 // input's parser refuses is a *repoconfig.Error naming the file's key.
+//
+// c.Org, the config input's organization defaults, sits under the file:
+// a key the file leaves out takes the organization's value, and its
+// source says so. f is the repository's own file (Configure merges the
+// two for the instructions and custom personas).
 func ApplyRepoConfig(c Config, f *repoconfig.File) (Config, []review.Setting, error) {
 	in := make(map[string]string, len(c.inputs))
 	for k, v := range c.inputs {
@@ -69,18 +74,26 @@ func ApplyRepoConfig(c Config, f *repoconfig.File) (Config, []review.Setting, er
 	source := map[string]string{}
 	for _, k := range FileKeys() {
 		v, inFile := f.Settings[k.Key]
+		var orgV any
+		inOrg := false
+		if c.Org != nil {
+			orgV, inOrg = c.Org.Settings[k.Key]
+		}
 		switch {
 		case c.explicit[k.Input]:
 			source[k.Input] = review.SourceInput
 		case inFile:
 			in[k.Input] = spell(v, k.List)
 			source[k.Input] = review.SourceConfig
+		case inOrg:
+			in[k.Input] = spell(orgV, k.List)
+			source[k.Input] = review.SourceOrg
 		default:
 			source[k.Input] = review.SourceDefault
 		}
 	}
 	var custom []string
-	for _, p := range f.Personas {
+	for _, p := range repoconfig.Merge(c.Org, f).Personas {
 		custom = append(custom, p.Name)
 	}
 	// The environment LoadConfig already checked.
@@ -90,21 +103,29 @@ func ApplyRepoConfig(c Config, f *repoconfig.File) (Config, []review.Setting, er
 	}
 	eff, err := configFrom(in, func(k string) string { return env[k] }, custom)
 	eff.explicit = c.explicit
+	eff.Org = c.Org
 	eff.APIURL, eff.ServerURL, eff.Repository, eff.Owner, eff.Repo = c.APIURL, c.ServerURL, c.Repository, c.Owner, c.Repo
 	eff.EventName, eff.EventPath, eff.Workspace = c.EventName, c.EventPath, c.Workspace
 	var ce *ConfigError
 	if errors.As(err, &ce) {
 		var fileProblems []repoconfig.Problem
+		var orgProblems []Problem
 		for _, p := range ce.Problems {
 			key, fromFile := fileKeyOf(p.Input)
 			if fromFile && source[p.Input] == review.SourceConfig {
 				fileProblems = append(fileProblems, repoconfig.Problem{Key: key, Message: p.Message})
+			}
+			if fromFile && source[p.Input] == review.SourceOrg {
+				orgProblems = append(orgProblems, Problem{Input: "config", Message: key + ": " + p.Message})
 			}
 			// Problems of inputs and the environment were LoadConfig's to
 			// report; c passed it, so there are none here.
 		}
 		if len(fileProblems) > 0 {
 			return c, nil, &repoconfig.Error{Path: repoconfig.Path, Problems: fileProblems}
+		}
+		if len(orgProblems) > 0 {
+			return c, nil, &ConfigError{Problems: orgProblems}
 		}
 	}
 
@@ -166,10 +187,17 @@ type RepoConfig struct {
 }
 
 // Configure implements review.Options.Configure.
+//
+// With organization defaults (the config input), the file the review
+// reads is replaced in place by the merge of the two, so its instructions
+// and custom personas reach the prompts as the settings reach the options.
 func (rc *RepoConfig) Configure(o *review.Options, f *repoconfig.File) error {
 	eff, settings, err := ApplyRepoConfig(rc.Config, f)
 	if err != nil {
 		return err
+	}
+	if rc.Config.Org != nil {
+		*f = *repoconfig.Merge(rc.Config.Org, f)
 	}
 	rc.Config, rc.Settings = eff, settings
 	// Every setting comes from the effective configuration, through the
@@ -222,4 +250,26 @@ func ReviewConfig(set map[string]string) (Config, error) {
 		return c, &ConfigError{Problems: kept}
 	}
 	return c, nil
+}
+
+// parseOrgConfig reads the config input: YAML in the repository
+// configuration's format, checked with the same schema and limits. Its
+// problems are the config input's, named by key, never by value.
+func parseOrgConfig(text string, p *problems) *repoconfig.File {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	f, err := repoconfig.Parse([]byte(text))
+	var re *repoconfig.Error
+	switch {
+	case errors.As(err, &re):
+		for _, q := range re.Problems {
+			p.add("config", q.String())
+		}
+		return nil
+	case err != nil:
+		p.add("config", "is not a valid configuration")
+		return nil
+	}
+	return f
 }

@@ -266,3 +266,42 @@ func orRoot(key string) string {
 	}
 	return key
 }
+
+// Merge is the configuration a review uses when an organization sets
+// defaults (the Action's config input) under the repository's own file:
+// every setting the repository sets wins, the organization's fill in the
+// rest; both instructions are kept (the organization's first, so the
+// repository's read last); path instructions are the organization's then
+// the repository's; custom personas are the repository's plus the
+// organization's it does not redefine. Either may be nil.
+func Merge(org, repo *File) *File {
+	if org == nil {
+		return repo
+	}
+	if repo == nil {
+		repo = &File{Settings: map[string]any{}}
+	}
+	out := &File{Settings: make(map[string]any, len(org.Settings)+len(repo.Settings))}
+	for k, v := range org.Settings {
+		out.Settings[k] = v
+	}
+	for k, v := range repo.Settings {
+		out.Settings[k] = v
+	}
+	switch {
+	case strings.TrimSpace(org.Instructions) == "":
+		out.Instructions = repo.Instructions
+	case strings.TrimSpace(repo.Instructions) == "":
+		out.Instructions = org.Instructions
+	default:
+		out.Instructions = strings.TrimRight(org.Instructions, "\n") + "\n\n" + repo.Instructions
+	}
+	out.PathInstructions = append(append([]PathInstruction(nil), org.PathInstructions...), repo.PathInstructions...)
+	out.Personas = append(out.Personas, repo.Personas...)
+	for _, p := range org.Personas {
+		if !slices.ContainsFunc(repo.Personas, func(r persona.Persona) bool { return r.Name == p.Name }) {
+			out.Personas = append(out.Personas, p)
+		}
+	}
+	return out
+}

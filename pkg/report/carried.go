@@ -24,7 +24,7 @@ func skippedCheck(r review.Result, o Options, limit int) CheckOutput {
 	if r.PR > 0 {
 		howTo += fmt.Sprintf(" with `pr-number: %d`", r.PR)
 	}
-	howTo += "), or comment `/anchor-review` on the pull request (owners, members and collaborators); either always reviews."
+	howTo += "), or comment `/anchor-review` on the pull request (anyone with write access); either always reviews."
 	var b strings.Builder
 	c := r.Carried
 	if c == nil {
@@ -72,7 +72,7 @@ func unreviewedCheck(r review.Result, o Options, limit int) CheckOutput {
 	fmt.Fprintf(&b, "%s since the review of %s %s not reviewed: this workflow sets `on-new-commits: skip`. "+
 		"The earlier review's verdict (**%s**, %s blocking) does not vouch for them, so this check is not green.\n\n",
 		commits, shaText(r.Carried.HeadSHA, o), map[bool]string{true: "was", false: "were"}[r.Unreviewed.Commits == 1], label, fmtInt(blocking))
-	b.WriteString("To review them, comment `/anchor-review` on the pull request (owners, members and collaborators), " +
+	b.WriteString("To review them, comment `/anchor-review` on the pull request (anyone with write access), " +
 		"or run the workflow by hand (`workflow_dispatch`")
 	if r.PR > 0 {
 		fmt.Fprintf(&b, " with `pr-number: %d`", r.PR)

@@ -37,7 +37,7 @@ func writeConfiguration(b *strings.Builder, c review.Coverage, o Options) {
 		return
 	}
 	var items []string
-	for _, src := range []string{review.SourceInput, review.SourceConfig, review.SourceDefault} {
+	for _, src := range []string{review.SourceInput, review.SourceConfig, review.SourceOrg, review.SourceDefault} {
 		var parts []string
 		for _, s := range c.Settings {
 			if s.Source == src {
@@ -51,7 +51,8 @@ func writeConfiguration(b *strings.Builder, c review.Coverage, o Options) {
 		}
 		if len(parts) > 0 {
 			items = append(items, "from "+map[string]string{
-				review.SourceInput: "workflow inputs", review.SourceConfig: "the config file", review.SourceDefault: "defaults",
+				review.SourceInput: "workflow inputs", review.SourceConfig: "the config file",
+				review.SourceOrg: "the organization's defaults (the config input)", review.SourceDefault: "defaults",
 			}[src]+": "+strings.Join(parts, " · "))
 		}
 	}

@@ -202,8 +202,11 @@ type ConfigUse struct {
 
 // Sources of an effective setting.
 const (
-	SourceInput   = "input"
-	SourceConfig  = "config file"
+	SourceInput  = "input"
+	SourceConfig = "config file"
+	// SourceOrg is the Action's `config` input: organization-wide defaults
+	// set in a central reusable workflow, under the repository's file.
+	SourceOrg     = "config input"
 	SourceDefault = "default"
 )
 

@@ -7,15 +7,25 @@
 //	go build -ldflags "-X github.com/anchor-review/anchor-review/pkg/version.version=v1.2.3"
 //
 // (the Dockerfile's VERSION build argument does this). Without it, a binary
-// built by `go install …@v1.2.3` reports its module version, a build from a
-// git checkout reports "dev+" and the commit, and anything else "dev".
+// built by `go install …@v1.2.3` reports its module version; anything else
+// reports the next release named in the VERSION file beside this one
+// ("v1.0.0-dev"), with the commit when the build recorded one
+// ("v1.0.0-dev+0123456789ab"). A Docker build of main (the Action's
+// `image: Dockerfile`, whose context has no .git) says which release line
+// it is, not a bare "dev".
 package version
 
 import (
+	_ "embed"
 	"runtime/debug"
 	"strings"
 	"sync"
 )
+
+// next is the VERSION file: the release being prepared, "-dev" suffixed.
+//
+//go:embed VERSION
+var next string
 
 // version is set at link time by release builds (-ldflags -X).
 var version string
@@ -41,9 +51,10 @@ func resolve(linked string, read func() (*debug.BuildInfo, bool)) string {
 	if v := clean(linked); v != "" {
 		return v
 	}
+	dev := Dev()
 	bi, ok := read()
 	if !ok || bi == nil {
-		return "dev"
+		return dev
 	}
 	if v := clean(bi.Main.Version); v != "" && v != "(devel)" {
 		return v
@@ -63,11 +74,20 @@ func resolve(linked string, read func() (*debug.BuildInfo, bool)) string {
 	}
 	switch {
 	case rev == "":
-		return "dev"
+		return dev
 	case dirty:
-		return "dev+" + rev + "-dirty"
+		return dev + "+" + rev + "-dirty"
 	}
-	return "dev+" + rev
+	return dev + "+" + rev
+}
+
+// Dev is the version of a build that was given none: the VERSION file's
+// "vX.Y.Z-dev", or "dev" if that file were unreadable.
+func Dev() string {
+	if v := clean(next); v != "" {
+		return v
+	}
+	return "dev"
 }
 
 // clean keeps a version fit for a header and a one-line print: visible

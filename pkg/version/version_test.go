@@ -24,12 +24,12 @@ func TestResolve(t *testing.T) {
 	}{
 		{"release build: -ldflags -X wins", "v1.4.0", info("v0.0.0-old"), "v1.4.0"},
 		{"go install module@version", "", info("v1.3.2"), "v1.3.2"},
-		{"checkout build with vcs stamp", "", info("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "false"), "dev+0123456789ab"},
-		{"dirty checkout", "", info("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "true"), "dev+0123456789ab-dirty"},
-		{"go run without vcs stamp", "", info("(devel)"), "dev"},
-		{"no build info", "", noInfo, "dev"},
+		{"checkout build with vcs stamp", "", info("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "false"), Dev() + "+0123456789ab"},
+		{"dirty checkout", "", info("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "true"), Dev() + "+0123456789ab-dirty"},
+		{"go run without vcs stamp", "", info("(devel)"), Dev()},
+		{"no build info", "", noInfo, Dev()},
 		{"linked value with a newline is refused", "v1\nX-Evil: 1", info("v1.0.0"), "v1.0.0"},
-		{"blank linked value", "  ", noInfo, "dev"},
+		{"blank linked value", "  ", noInfo, Dev()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,5 +47,14 @@ func TestUserAgent(t *testing.T) {
 	}
 	if strings.ContainsAny(ua, " \r\n") {
 		t.Errorf("UserAgent() = %q holds whitespace", ua)
+	}
+}
+
+// TestDevNamesTheNextRelease: a build given no version (a Docker build of
+// main, whose context has no .git) names the release line it belongs to.
+func TestDevNamesTheNextRelease(t *testing.T) {
+	d := Dev()
+	if !strings.HasPrefix(d, "v") || !strings.HasSuffix(d, "-dev") || strings.Count(d, ".") != 2 {
+		t.Errorf("Dev() = %q; want vMAJOR.MINOR.PATCH-dev from the VERSION file", d)
 	}
 }
