@@ -212,8 +212,17 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 		return nil, t, refuse("finding %s is already dismissed (by %s); `%s restore %s` undoes that", quoteID(t.finding.ID), d.By, Command, t.finding.ID)
 	case reason == "":
 		return nil, t, refuse("a dismissal needs a reason, on the record: `%s dismiss %s <reason>`", Command, t.finding.ID)
-	case len(m.Dismissals) >= marker.MaxDismissals:
-		return nil, t, refuse("this pull request already has %d dismissals, the most a report records", marker.MaxDismissals)
+	}
+	kept := slices.Clone(m.Dismissals)
+	if len(kept) >= marker.MaxDismissals {
+		// A lapsed dismissal is history (its lines changed, the finding
+		// was judged afresh): the oldest makes room, so a long-lived PR
+		// never holds a finding no person can answer.
+		lapsed := slices.IndexFunc(kept, func(d marker.Dismissal) bool { return !d.Applies() })
+		if lapsed < 0 {
+			return nil, t, refuse("this pull request already has %d dismissals in force, the most a report records", marker.MaxDismissals)
+		}
+		kept = slices.Delete(kept, lapsed, lapsed+1)
 	}
 	now := time.Now
 	if a.now != nil {
@@ -231,7 +240,7 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 	} else {
 		a.logf("anchor-review: could not read %s at %s (%v): the dismissal holds at this head only", mf.File, m.HeadSHA, err)
 	}
-	return append(slices.Clone(m.Dismissals), d), t, nil
+	return append(kept, d), t, nil
 }
 
 // covers reports whether dismissal d answers the instance mf of its

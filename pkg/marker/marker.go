@@ -80,9 +80,10 @@ const (
 	// carried with their title alone), so the hidden line never crowds the
 	// findings out of a 65,536-character comment.
 	MaxLine = 16384
-	// MaxDismissals is the most dismissals a line records; a dismissal
-	// past it is refused (the newest are never dropped silently: a lost
-	// dismissal would block the merge again).
+	// MaxDismissals is the most dismissals a line records; past it a new
+	// dismissal takes the place of the oldest lapsed one (history only),
+	// and is refused when all are in force (one in force is never
+	// dropped silently: a lost dismissal would block the merge again).
 	MaxDismissals = 50
 	// MaxReason is the most runes of a dismissal's reason recorded.
 	MaxReason = 300
