@@ -188,11 +188,7 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 		if id == "" {
 			return nil, t, refuse("no finding id: write `%s %s <id>%s`; each finding's id is in the report's table", Command, ans.Verb, map[bool]string{true: " <reason>"}[ans.Verb == VerbDismiss])
 		}
-		for i := range m.Findings {
-			if ids[m.Findings[i].Fingerprint] == id {
-				mf = &m.Findings[i]
-			}
-		}
+		mf = pickInstance(m, ids, id, ans.Verb == VerbRestore)
 		if mf == nil {
 			return nil, t, refuse("%s is not the id of a finding in the current report (its ids: %s)", quoteID(id), listIDs(m, ids))
 		}
@@ -200,7 +196,7 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 	}
 	t.finding = *mf
 	t.finding.ID = ids[mf.Fingerprint]
-	current := slices.IndexFunc(m.Dismissals, func(d marker.Dismissal) bool { return d.Applies() && d.Fingerprint == mf.Fingerprint })
+	current := slices.IndexFunc(m.Dismissals, func(d marker.Dismissal) bool { return covers(d, *mf) })
 	if ans.Verb == VerbRestore {
 		if current < 0 {
 			return nil, t, refuse("finding %s is not dismissed: nothing to restore", quoteID(t.finding.ID))
@@ -216,8 +212,17 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 		return nil, t, refuse("finding %s is already dismissed (by %s); `%s restore %s` undoes that", quoteID(t.finding.ID), d.By, Command, t.finding.ID)
 	case reason == "":
 		return nil, t, refuse("a dismissal needs a reason, on the record: `%s dismiss %s <reason>`", Command, t.finding.ID)
-	case len(m.Dismissals) >= marker.MaxDismissals:
-		return nil, t, refuse("this pull request already has %d dismissals, the most a report records", marker.MaxDismissals)
+	}
+	kept := slices.Clone(m.Dismissals)
+	if len(kept) >= marker.MaxDismissals {
+		// A lapsed dismissal is history (its lines changed, the finding
+		// was judged afresh): the oldest makes room, so a long-lived PR
+		// never holds a finding no person can answer.
+		lapsed := slices.IndexFunc(kept, func(d marker.Dismissal) bool { return !d.Applies() })
+		if lapsed < 0 {
+			return nil, t, refuse("this pull request already has %d dismissals in force, the most a report records", marker.MaxDismissals)
+		}
+		kept = slices.Delete(kept, lapsed, lapsed+1)
 	}
 	now := time.Now
 	if a.now != nil {
@@ -235,7 +240,35 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 	} else {
 		a.logf("anchor-review: could not read %s at %s (%v): the dismissal holds at this head only", mf.File, m.HeadSHA, err)
 	}
-	return append(slices.Clone(m.Dismissals), d), t, nil
+	return append(kept, d), t, nil
+}
+
+// covers reports whether dismissal d answers the instance mf of its
+// problem: the same problem at two lines shares a fingerprint and an id,
+// and each instance is dismissed (and restored) on its own, as
+// review.ApplyDismissals applies them (the line it records).
+func covers(d marker.Dismissal, mf marker.Finding) bool {
+	return d.Applies() && d.Fingerprint == mf.Fingerprint && d.Line == max(mf.Line, 1)
+}
+
+// pickInstance is the finding of m that a command naming id answers: of
+// the instances sharing the id, the first not yet dismissed (a restore:
+// the first dismissed), else the first; nil when no finding has the id.
+func pickInstance(m marker.Meta, ids map[string]string, id string, dismissed bool) *marker.Finding {
+	var first *marker.Finding
+	for i := range m.Findings {
+		mf := &m.Findings[i]
+		if ids[mf.Fingerprint] != id {
+			continue
+		}
+		if first == nil {
+			first = mf
+		}
+		if slices.ContainsFunc(m.Dismissals, func(d marker.Dismissal) bool { return covers(d, *mf) }) == dismissed {
+			return mf
+		}
+	}
+	return first
 }
 
 // repubInput is what re-publishing needs once a command is accepted.

@@ -2,6 +2,8 @@ package action
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -215,5 +217,101 @@ func TestAnswerLostUpdate(t *testing.T) {
 	}
 	if n := len(srv.CheckRuns()); n != 1 {
 		t.Errorf("%d check runs; want one, written once the report holds the dismissal", n)
+	}
+}
+
+// TestAnswerRepeatedProblem: the same problem at two lines of a file shares
+// one id. A person answers each instance in turn: the first dismissal
+// covers one line, the second covers the other (it is not "already
+// dismissed"), and the check then passes; a restore undoes one at a time.
+func TestAnswerRepeatedProblem(t *testing.T) {
+	t.Parallel()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n\nfunc g() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	g := f
+	g.Number, g.Line = 2, 5
+	srv.AddReport(7, "github-actions[bot]", report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f, g}, Verdict: review.NotReady}, report.Options{}))
+	id := finding.Fingerprint(f)[:6]
+	answer := func(verb, words string) StepOutputs {
+		t.Helper()
+		a := answerer{gh: gh, n: discard{}, logf: t.Logf, c: Config{BotLogin: "github-actions[bot]", DismissBy: DismissByOthers, FailOn: "P1"},
+			ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: verb, Words: words}}}
+		out, err := a.run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	meta := func() marker.Meta {
+		t.Helper()
+		m, err := marker.ParseReport(srv.Comments(7)[0].Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if out := answer(VerbDismiss, id+" intended"); out.Skipped || meta().Blocking != 1 {
+		t.Fatalf("first dismissal: %+v, blocking %d; want one instance dismissed, one blocking", out, meta().Blocking)
+	}
+	if out := answer(VerbDismiss, id+" intended here too"); out.Skipped || out.Conclusion != "success" {
+		t.Fatalf("second dismissal: %+v (meta %+v); want the other instance dismissed and the check passing", out, meta())
+	}
+	if m := meta(); len(m.Dismissals) != 2 || m.Dismissals[0].Line == m.Dismissals[1].Line || m.Blocking != 0 {
+		t.Fatalf("dismissals %+v blocking %d; want both lines", m.Dismissals, m.Blocking)
+	}
+	if out := answer(VerbRestore, id); out.Skipped || meta().Blocking != 1 || len(meta().Dismissals) != 1 {
+		t.Fatalf("restore: %+v, meta %+v; want one instance restored", out, meta())
+	}
+}
+
+// TestAnswerAtTheDismissalCap: a report holding MaxDismissals dismissals,
+// one of which lapsed (its lines changed; it is history only), still takes
+// a dismissal: the oldest lapsed entry makes room. A long-lived PR's
+// history must not leave a blocking finding no person can answer.
+func TestAnswerAtTheDismissalCap(t *testing.T) {
+	t.Parallel()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, old := strings.Repeat("4", 40), strings.Repeat("3", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	r := review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}
+	for i := range marker.MaxDismissals {
+		fp := fmt.Sprintf("%04x%012x", i+1, i+1)
+		d := marker.Dismissal{ID: fp[:6], Fingerprint: fp, File: "gone.go", Line: 1, Severity: "P2", Title: "old", By: "maint",
+			At: "2026-11-20T05:40:00Z", Reason: "history", Head: old}
+		if i == 3 {
+			d.Lapsed = head
+		}
+		r.Dismissals = append(r.Dismissals, d)
+	}
+	srv.AddReport(7, "github-actions[bot]", report.Comment(r, report.Options{}))
+	a := answerer{gh: gh, n: discard{}, logf: t.Logf, c: Config{BotLogin: "github-actions[bot]", DismissBy: DismissByOthers, FailOn: "P1"},
+		ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: VerbDismiss, Words: finding.Fingerprint(f)[:6] + " intended"}}}
+	out, err := a.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := marker.ParseReport(srv.Comments(7)[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Skipped || out.Conclusion != "success" || len(m.Dismissals) != marker.MaxDismissals || slices.ContainsFunc(m.Dismissals, func(d marker.Dismissal) bool { return d.Lapsed != "" }) {
+		t.Fatalf("out %+v, %d dismissals; want the dismissal taken in the lapsed entry's place", out, len(m.Dismissals))
 	}
 }

@@ -72,3 +72,37 @@ func TestLinesKey(t *testing.T) {
 		t.Error("a line outside the file has a key")
 	}
 }
+
+// TestFormatMetaFits: a line whose free text JSON escapes six-fold ('&' in
+// PR paths, '<' in model titles) is brought within MaxMetaBytes: the
+// dismissals keep what decides them (fingerprint, head, line, lines, who,
+// when) with shorter display text, and the least severe findings go
+// (Truncated). Before, the line was several times GitHub's comment limit.
+func TestFormatMetaFits(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("c", 40)
+	m := Meta{Version: 2, HeadSHA: head, Verdict: "ready", Conclusion: "success"}
+	for i := range MaxDismissals {
+		file := strings.Repeat("&", 500)
+		m.Findings = append(m.Findings, Finding{File: file, Line: i + 1, Severity: "P1", Anchor: 100, Fingerprint: strings.Repeat("b", 16), Title: strings.Repeat("<", 200), Commit: head})
+		m.Dismissals = append(m.Dismissals, Dismissal{ID: "bbbbbb", Fingerprint: strings.Repeat("b", 16), File: file, Line: i + 1, Severity: "P1",
+			Title: strings.Repeat("<", 200), By: "maint", At: "2026-11-28T05:40:00Z", Reason: strings.Repeat("why ", 100), Head: head, Lines: strings.Repeat("a", 16)})
+	}
+	line := FormatMeta(m)
+	if len(line) > MaxMetaBytes {
+		t.Fatalf("line is %d bytes; at most %d", len(line), MaxMetaBytes)
+	}
+	got, err := ParseMeta(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Dismissals) != MaxDismissals || !got.Truncated {
+		t.Fatalf("%d dismissals, truncated %v; want every dismissal and the findings record truncated", len(got.Dismissals), got.Truncated)
+	}
+	for i, d := range got.Dismissals {
+		w := m.Dismissals[i]
+		if d.Fingerprint != w.Fingerprint || d.Head != w.Head || d.Line != w.Line || d.Lines != w.Lines || d.By != w.By || d.At != w.At || d.Reason == "" {
+			t.Fatalf("dismissal %d = %+v; want what decides it kept", i, d)
+		}
+	}
+}

@@ -80,9 +80,10 @@ const (
 	// carried with their title alone), so the hidden line never crowds the
 	// findings out of a 65,536-character comment.
 	MaxLine = 16384
-	// MaxDismissals is the most dismissals a line records; a dismissal
-	// past it is refused (the newest are never dropped silently: a lost
-	// dismissal would block the merge again).
+	// MaxDismissals is the most dismissals a line records; past it a new
+	// dismissal takes the place of the oldest lapsed one (history only),
+	// and is refused when all are in force (one in force is never
+	// dropped silently: a lost dismissal would block the merge again).
 	MaxDismissals = 50
 	// MaxReason is the most runes of a dismissal's reason recorded.
 	MaxReason = 300
@@ -339,7 +340,7 @@ func FormatMeta(m Meta) string {
 		m.ValidatorUsage = &v
 	}
 	if len(m.Findings) == 0 {
-		return encode(m)
+		return fit(m, encode(m))
 	}
 	fs := make([]Finding, len(m.Findings))
 	explained := make([]Finding, len(m.Findings))
@@ -367,6 +368,44 @@ func FormatMeta(m Meta) string {
 			continue
 		}
 		fs[i].Why, fs[i].Fix = "", ""
+	}
+	return fit(m, line)
+}
+
+// MaxMetaBytes is the most bytes the whole line may take, so the report
+// keeps it within GitHub's 65,536-character comment (Truncate keeps the
+// line and cuts the rest; a line over the limit would leave the marker
+// alone, and the report with its findings and dismissals would be lost).
+// JSON writes '<', '>', '&' and '@' in six characters: free text at its
+// bounds can otherwise reach several times this.
+const MaxMetaBytes = 49152
+
+// fit brings a line over MaxMetaBytes within it: first the dismissals'
+// display text (title, path, reviewer and reason are shown, never
+// matched: the fingerprint, head, line and lines decide), then the least
+// severe findings (the caller lists them last), which sets Truncated so
+// the next run reviews the whole PR. What a person decided is never
+// dropped.
+func fit(m Meta, line string) string {
+	if len(line) <= MaxMetaBytes {
+		return line
+	}
+	// title, path, reviewer and reason, in runes, shorter each round
+	for _, n := range [][4]int{{40, 60, 20, 80}, {12, 16, 8, 40}} {
+		if len(line) <= MaxMetaBytes || len(m.Dismissals) == 0 {
+			break
+		}
+		ds := slices.Clone(m.Dismissals)
+		for i := range ds {
+			d := &ds[i]
+			d.Title, d.File, d.Reviewer, d.Reason = clip(d.Title, n[0]), clip(d.File, n[1]), clip(d.Reviewer, n[2]), clip(d.Reason, n[3])
+		}
+		m.Dismissals = ds
+		line = encode(m)
+	}
+	for len(line) > MaxMetaBytes && len(m.Findings) > 0 {
+		m.Findings, m.Truncated = m.Findings[:len(m.Findings)-1], true
+		line = encode(m)
 	}
 	return line
 }

@@ -3,12 +3,14 @@ package review_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/anchor-review/anchor-review/pkg/finding"
 	"github.com/anchor-review/anchor-review/pkg/marker"
 	"github.com/anchor-review/anchor-review/pkg/review"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 )
 
 const (
@@ -114,5 +116,15 @@ func TestApplyDismissalsOneInstance(t *testing.T) {
 	review.ApplyDismissals(context.Background(), &res, []marker.Dismissal{dismissedAt(headA, 4, fileA)}, reader(fileA, nil, &reads))
 	if len(res.Dismissed) != 1 || len(res.Findings) != 1 || res.Findings[0].Line != 40 || res.Findings[0].Dismissed != nil || !res.Dismissals[0].Applies() {
 		t.Fatalf("dismissed %+v kept %+v dismissals %+v", res.Dismissed, res.Findings, res.Dismissals)
+	}
+}
+
+// TestIgnoredNoticeTooManyHeads: Coverage says why nothing was trusted
+// when look-alikes name too many heads, not that check runs were unread.
+func TestIgnoredNoticeTooManyHeads(t *testing.T) {
+	t.Parallel()
+	got := review.IgnoredNotice(10, fmt.Errorf("%w: more than 10", skip.ErrTooManyHeads))
+	if len(got) != 2 || !strings.Contains(got[1], "more than 10 heads") {
+		t.Fatalf("IgnoredNotice = %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/anchor-review/anchor-review/pkg/github"
@@ -50,7 +51,9 @@ func IgnoredNotice(ignored int, err error) []string {
 	if ignored > 0 {
 		out = append(out, fmt.Sprintf("Ignored %d comment(s) carrying the report marker and this Action's identity that no anchor-review check run of this Action names (a copy or a forgery, e.g. another workflow echoing pull-request text): no verdict, carried finding or dismissal was read from them.", ignored))
 	}
-	if err != nil {
+	if errors.Is(err, skip.ErrTooManyHeads) {
+		out = append(out, fmt.Sprintf("Comments carrying the report marker and this Action's identity name more than %d heads, so no earlier report was trusted (each would cost an API request to check): no verdict, carried finding or dismissal was read from one.", skip.MaxHeadsAsked))
+	} else if err != nil {
 		out = append(out, "The check runs that vouch for an earlier report could not be read, so no earlier report was trusted: no verdict, carried finding or dismissal was read from one.")
 	}
 	return out

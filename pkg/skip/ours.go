@@ -1,6 +1,8 @@
 package skip
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/marker"
@@ -53,6 +55,17 @@ func AppOf(login string) string {
 	return login[:len(login)-len("[bot]")]
 }
 
+// MaxHeadsAsked is the most heads whose check runs LastReportComment
+// lists (one request each). Our own reports name one or two heads (one
+// report, edited in place, and a duplicate a run failed to delete); more
+// are look-alikes, and past this many nothing is trusted (Found.Err)
+// rather than spend a request on each.
+const MaxHeadsAsked = 10
+
+// ErrTooManyHeads is Found.Err when look-alikes name more than
+// MaxHeadsAsked heads.
+var ErrTooManyHeads = errors.New("comments that look like anchor-review reports name too many heads to check; none was trusted")
+
 // Found is what LastReportComment found.
 type Found struct {
 	Comment Comment
@@ -86,6 +99,10 @@ func LastReportComment(comments []Comment, login string, runs Runs) Found {
 		}
 		list, ok := seen[m.HeadSHA]
 		if !ok && runs != nil {
+			if len(seen) == MaxHeadsAsked {
+				f.Err = fmt.Errorf("%w: more than %d", ErrTooManyHeads, MaxHeadsAsked)
+				return f
+			}
 			if list, err = runs(m.HeadSHA); err != nil {
 				f.Err = err
 				return f

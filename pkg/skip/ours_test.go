@@ -2,6 +2,7 @@ package skip
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,4 +76,36 @@ func TestAppOf(t *testing.T) {
 
 func runsOf(rs ...CheckRun) Runs {
 	return func(string) ([]CheckRun, error) { return rs, nil }
+}
+
+// Look-alikes for many heads (an echoing workflow triggered push after
+// push) cost one check-run listing each: the search asks for at most
+// MaxHeadsAsked heads, then trusts nothing and says why (Err), so a
+// forger cannot spend the repository's API budget through every run.
+func TestLastReportCommentBoundsTheHeadsAsked(t *testing.T) {
+	t.Parallel()
+	var cs []Comment
+	ours := strings.Repeat("a", 40)
+	cs = append(cs, Comment{ID: 1, Author: bot, Body: report(marker.Meta{Version: 2, HeadSHA: ours, Verdict: "not-ready", Conclusion: "failure", Blocking: 1})})
+	for i := range 200 {
+		head := strings.Repeat("b", 37) + fmt.Sprintf("%03x", i)
+		cs = append(cs, Comment{ID: int64(i + 2), Author: bot, Body: report(marker.Meta{Version: 2, HeadSHA: head, Verdict: "ready", Conclusion: "success"})})
+	}
+	calls := 0
+	runs := func(h string) ([]CheckRun, error) {
+		calls++
+		return []CheckRun{{HeadSHA: ours, App: "github-actions", ExternalID: marker.CheckRef(1)}}, nil
+	}
+	f := LastReportComment(cs, bot, runs)
+	if calls > MaxHeadsAsked {
+		t.Fatalf("check runs listed for %d heads; at most %d", calls, MaxHeadsAsked)
+	}
+	if f.OK || f.Err == nil || f.Ignored != MaxHeadsAsked {
+		t.Fatalf("LastReportComment() = %+v; want nothing trusted, an error saying why, %d ignored", f, MaxHeadsAsked)
+	}
+	// Few look-alikes: our report behind them is still found.
+	f = LastReportComment(append(cs[:1:1], cs[1:MaxHeadsAsked]...), bot, runs)
+	if !f.OK || f.Comment.ID != 1 {
+		t.Fatalf("LastReportComment() = %+v; want our report behind %d look-alikes", f, MaxHeadsAsked-1)
+	}
 }
