@@ -2,6 +2,7 @@ package synth
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -144,6 +145,7 @@ type problem struct {
 	lines    map[int]bool    // the file lines the evidence quotes, from anchoring
 	names    []string        // the code the title names (subject.go)
 	prose    map[string]bool // title words without that code: what it says
+	fix      string          // its suggestion: lines and replacement, blanks folded ("" without one)
 }
 
 // quoting is what step 1 read of a finding's evidence: its quotes
@@ -160,6 +162,9 @@ func newProblem(f finding.Finding, q quoting) problem {
 		p.reviewer = f.Reviewers[0]
 	}
 	p.all = bagOfWords(f.Title + " " + f.WhyItMatters)
+	if sg := f.Suggestion; sg != nil && strings.TrimSpace(sg.Replacement) != "" {
+		p.fix = fmt.Sprintf("%d-%d:%s", sg.StartLine, sg.EndLine, strings.Join(strings.Fields(sg.Replacement), " "))
+	}
 	for _, q := range q.quotes {
 		if q.code {
 			for _, v := range q.variants {
@@ -188,6 +193,14 @@ func sameProblem(a, b problem) bool {
 	// asks for a fix, the other for a test.
 	if a.words[testWord] != b.words[testWord] {
 		return false
+	}
+	// The same committable replacement of the same lines is one fix, so
+	// one defect, however differently the two describe it ("ToLower in a
+	// per-token predicate: full scan and allocation each call" and
+	// "ToLower on attacker-controlled values makes parsing quadratic").
+	// Two defects on one line need two different fixes.
+	if a.fix != "" && a.fix == b.fix {
+		return true
 	}
 	// Titles naming different kinds of defect ("Missing nil check",
 	// "Missing error check") are different problems, however alike the

@@ -21,6 +21,22 @@ var s3Clear = modified("src/drivers/s3.ts", 118,
 	"+\t}",
 )
 
+// xnetForeign is golang.org/x/net's html/foreign.go change of the eval case
+// go-xnet-html-tolower-quadratic (CVE-2024-45338 reversed): line 43 on.
+var xnetForeign = modified("html/foreign.go", 42,
+	"\t\t\t\tif a.Key == \"encoding\" {",
+	"+\t\t\t\t\tval := strings.ToLower(a.Val)",
+	"+\t\t\t\t\tif val == \"text/html\" || val == \"application/xhtml+xml\" {",
+	"\t\t\t\t\t\treturn true",
+)
+
+// fixWith gives a finding the committable suggestion sg.
+func fixWith(start, end int, replacement string) func(*finding.Finding) {
+	return func(f *finding.Finding) {
+		f.Suggestion = &finding.Suggestion{StartLine: start, EndLine: end, Replacement: replacement}
+	}
+}
+
 // TestSameDefectOtherWordsMerges is "one defect, one finding": the
 // p-queue typo as correctness and typescript reported it (on one line, in
 // other words, one naming the key as misspelled, the other as a typo of the
@@ -82,6 +98,48 @@ func TestSameDefectOtherWordsMerges(t *testing.T) {
 				res("reliability", fnd("Listing ignores truncation: only the first 1000 keys are cleared", "src/drivers/s3.ts", 120, finding.P1, 75,
 					why("ListObjectsV2Command returns at most 1000 keys and sets IsTruncated; clear() never follows NextContinuationToken, so larger prefixes are left half deleted."),
 					evidence("const listed = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: base }))"))),
+			},
+			posted:    []string{"clear(base) deletes the whole bucket when base is empty", "Listing ignores truncation: only the first 1000 keys are cleared"},
+			reviewers: []string{"correctness"},
+			sev:       finding.P0,
+			conf:      100,
+		},
+		{
+			// The real model's answers (recorded 2026-11-28): go and
+			// security on one line, one about cost per call, the other
+			// about quadratic parsing; the same replacement of lines 43-44
+			// is one fix, so one defect.
+			name:  "x/net html ToLower: the same fix in other words merges",
+			files: []*diff.File{xnetForeign},
+			results: []PersonaResult{
+				res("go", fnd("strings.ToLower replaces EqualFold in a per-token predicate: full scan and allocation each call", "html/foreign.go", 43, finding.P1, 75,
+					why("htmlIntegrationPoint runs for every token; ToLower copies the whole attribute value each time where EqualFold stopped after the constant's length."),
+					evidence("html/foreign.go:43: val := strings.ToLower(a.Val)"),
+					fixWith(43, 44, "\t\t\t\t\tif strings.EqualFold(a.Val, \"text/html\") || strings.EqualFold(a.Val, \"application/xhtml+xml\") {"))),
+				res("security", fnd("strings.ToLower on attacker-controlled attribute values makes parsing quadratic (DoS)", "html/foreign.go", 43, finding.P1, 75,
+					why("A page with a long annotation-xml encoding attribute repeated across tokens makes the parser do work quadratic in its size: a denial of service on any server parsing untrusted HTML."),
+					evidence("html/foreign.go:44: if val == \"text/html\" || val == \"application/xhtml+xml\" {"),
+					fixWith(43, 44, "\t\t\t\t\tif strings.EqualFold(a.Val, \"text/html\")  ||  strings.EqualFold(a.Val, \"application/xhtml+xml\") {"))),
+			},
+			posted:    []string{"strings.ToLower replaces EqualFold in a per-token predicate: full scan and allocation each call"},
+			reviewers: []string{"go", "security"},
+			sev:       finding.P1,
+			conf:      100, // two personas at 75 on one problem: promoted
+		},
+		{
+			// Two defects on one line need two fixes: different
+			// replacements never merge on the suggestion alone.
+			name:  "S3 clear(): two suggestions for the same lines, two defects",
+			files: []*diff.File{s3Clear},
+			results: []PersonaResult{
+				res("correctness", fnd("clear(base) deletes the whole bucket when base is empty", "src/drivers/s3.ts", 120, finding.P0, 100,
+					why("With the default base '' the prefix is empty, so every key of the bucket is listed and deleted."),
+					evidence("const listed = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: base }))"),
+					fixWith(120, 120, "\t\tconst listed = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix(base) }))"))),
+				res("reliability", fnd("Listing ignores truncation: only the first 1000 keys are cleared", "src/drivers/s3.ts", 120, finding.P1, 75,
+					why("clear() never follows NextContinuationToken."),
+					evidence("const listed = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: base }))"),
+					fixWith(120, 120, "\t\tfor await (const listed of paginateListObjectsV2({ client: this.#client }, { Bucket: this.#bucket, Prefix: base })) {"))),
 			},
 			posted:    []string{"clear(base) deletes the whole bucket when base is empty", "Listing ignores truncation: only the first 1000 keys are cleared"},
 			reviewers: []string{"correctness"},
