@@ -741,8 +741,11 @@ func TestEvalSuites(t *testing.T) {
 		strings.Contains(real, eval.ScriptedNotice) {
 		t.Errorf("the real suite does not say its answers are a model's, recorded, and whose, or carries the scripted notice:\n%s", real)
 	}
-	if _, after, ok := strings.Cut(real, "validator alone ("); !ok || !strings.Contains(after, eval.PoolScriptedNotice) {
-		t.Errorf("the validator's figures on the hand-scripted pool verdicts carry no notice:\n%s", real)
+	// The pool's verdicts are a model's, recorded: they say whose, and
+	// carry no scripted notice (the notice is for hand-written verdicts).
+	if _, after, ok := strings.Cut(real, "validator alone ("); !ok || strings.Contains(after, eval.PoolScriptedNotice) ||
+		!strings.Contains(after, "answers: recorded from claude (answering through a file queue)") {
+		t.Errorf("the validator's figures on the model's recorded pool verdicts do not say whose, or carry the scripted notice:\n%s", real)
 	}
 }
 
