@@ -82,7 +82,7 @@ func TestStatsInfiniteCostWritesJSON(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "octocat/Hello-World#2: its recorded cost") {
 		t.Errorf("JSON %s (%v); want #2 named as left out", b, err)
 	}
-	if !strings.Contains(stdout.String(), "octocat/Hello-World#​2: its recorded cost") {
+	if !strings.Contains(stdout.String(), "octocat/Hello-World#\u200b2: its recorded cost") {
 		t.Errorf("the Markdown does not name #2:\n%s", stdout.String())
 	}
 }

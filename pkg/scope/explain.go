@@ -68,9 +68,6 @@ func ancestors(p string) []string {
 	return append(out, "")
 }
 
-// has reports whether the change touches the file at p.
-func (c *change) has(p string) bool { return c.files[p] != nil }
-
 // vendoredExplained reports whether the change also moves the source of
 // truth of the vendored directory root that p lies in: for Go's vendor/,
 // a vendor/modules.txt line naming the module p belongs to; for any other
