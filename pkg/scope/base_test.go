@@ -242,6 +242,9 @@ func TestVendorModulesTxt(t *testing.T) {
 		{"new package beside vendored ones", addedFile("vendor/github.com/evil/x/x.go", 3), "vendor/github.com/evil/x/x.go", ""},
 		{"modules.txt names another module", changed("vendor/github.com/acme/lib/lib.go", 1) + modules("github.com/other/mod"), "vendor/github.com/acme/lib/lib.go", ""},
 		{"a module bump", changed("vendor/github.com/acme/lib/lib.go", 1) + modules("github.com/acme/lib"), "vendor/github.com/acme/lib/lib.go", ReasonVendored},
+		{"a whitespace edit of the module's own line", changed("vendor/github.com/acme/lib/lib.go", 1) +
+			"diff --git a/vendor/modules.txt b/vendor/modules.txt\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1 +1 @@\n" +
+			"-# github.com/acme/lib v1.0.0\n+# github.com/acme/lib  v1.0.0\n", "vendor/github.com/acme/lib/lib.go", ""},
 		{"a prefix is not the module", changed("vendor/github.com/acme/libx/x.go", 1) + modules("github.com/acme/lib"), "vendor/github.com/acme/libx/x.go", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,19 +82,32 @@ func (c *change) vendoredExplained(p, root string) bool {
 	return c.manifests[path.Dir(root)] > 0
 }
 
-// modulesTxtNames reports whether a changed line of vendor/modules.txt
-// ("# example.com/mod v1.2.3") names the module holding rel, a path
-// relative to vendor/.
+// modulesTxtNames reports whether the change moves the line of
+// vendor/modules.txt ("# example.com/mod v1.2.3") naming the module holding
+// rel, a path relative to vendor/: the line is added, removed or changed in
+// more than its spacing. A line removed and re-added as it was (a
+// whitespace edit) moves no module, and explains nothing.
 func modulesTxtNames(mt *diff.File, rel string) bool {
+	moved := map[string]int{} // the module's lines, spacing normalized: +1 added, -1 removed
 	for _, h := range mt.Hunks {
 		for _, l := range h.Lines {
 			if l.Kind == diff.Context {
 				continue
 			}
 			fields := strings.Fields(l.Text)
-			if len(fields) >= 2 && fields[0] == "#" && strings.HasPrefix(rel, fields[1]+"/") {
-				return true
+			if len(fields) < 2 || fields[0] != "#" || !strings.HasPrefix(rel, fields[1]+"/") {
+				continue
 			}
+			if l.Kind == diff.Add {
+				moved[strings.Join(fields, " ")]++
+			} else {
+				moved[strings.Join(fields, " ")]--
+			}
+		}
+	}
+	for _, n := range moved {
+		if n != 0 {
+			return true
 		}
 	}
 	return false
