@@ -26,7 +26,8 @@ import (
 //     check" and "Missing error check"; the kinds are the words synonyms
 //     fold onto: nil, error, secret, timeout, concurrency, doc, compat,
 //     typo, ...), read from what the titles say, not from the identifiers
-//     they name (subject.go);
+//     they name (subject.go); a crash is what a defect does, not a kind
+//     of defect, so "a remote crash" and "can return null" may meet;
 //   - if their titles name the same code (one identifier, or one letter
 //     apart: a typo and the name it misspells), they also share a word of
 //     what they say about it (subject.go);
@@ -40,7 +41,8 @@ import (
 // its why_it_matters. Words are lower-cased, identifiers split at case
 // changes and punctuation ("rows.Scan", "QueryRow" give rows, scan, query,
 // row), stop words, numbers and single letters dropped, common suffixes
-// stripped ("ignored", "ignores" → ignor), and a short list of
+// stripped ("ignored", "ignores" → ignor), abbreviations spelled out
+// (param → parameter, regexp → regex), and a short list of
 // review-vocabulary synonyms folded into one word (discarded, swallowed,
 // unchecked → ignore; token, bearer, password, credential → secret; ...).
 // The overlap is the mean of two Dice coefficients, titles against titles
@@ -285,6 +287,9 @@ func bagOfWords(s string) map[string]bool {
 			continue
 		}
 		w = stem(w)
+		if c, ok := abbreviations[w]; ok {
+			w = c
+		}
 		if c, ok := synonyms[w]; ok {
 			w = c
 		}
@@ -410,12 +415,28 @@ var synonyms = stemmedSynonyms(map[string]string{
 	"signature": "compat", "breaking": "compat", "version": "compat", "deprecation": "compat",
 })
 
-// defectKinds are the words synonyms fold onto: each names a kind of
-// defect.
+// abbreviations fold the short forms reviewers write onto the word they
+// stand for ("param" and "parameter" meet). Unlike synonyms, they name no
+// kind of defect: a title about a parameter says where, not what is wrong.
+var abbreviations = stemmedSynonyms(map[string]string{
+	"param": "parameter", "arg": "argument", "regexp": "regex", "env": "environment",
+	"req": "request", "resp": "response", "msg": "message", "ctx": "context", "dir": "directory",
+})
+
+// effects are synonym targets that say what a defect does, not what it is:
+// a nil dereference and a TypeError both crash, so "crash" alone keeps no
+// two titles apart ("Malformed input throws TypeError, a remote crash" and
+// "match() can return null, so decode throws").
+var effects = wordSet(stem("panic"))
+
+// defectKinds are the words synonyms fold onto, effects aside: each names a
+// kind of defect.
 var defectKinds = func() map[string]bool {
 	m := map[string]bool{}
 	for _, v := range synonyms {
-		m[v] = true
+		if !effects[v] {
+			m[v] = true
+		}
 	}
 	return m
 }()

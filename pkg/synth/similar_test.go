@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -314,10 +315,33 @@ func TestBagOfWords(t *testing.T) {
 		{"rows.Scan result discarded", "QueryRow swallows the error", true},
 		{"QueryRow", "query row", true},
 		{"the a of to", "with from into", false},
+		{"multi-param routes", "adjacent parameter groups", true}, // abbreviations fold
+		{"RegExp args", "regex argument", true},
 	}
 	for _, tc := range tests {
 		if got := dice(bagOfWords(tc.a), bagOfWords(tc.b)) > 0; got != tc.want {
 			t.Errorf("bags of %q and %q meet = %v; want %v (%v, %v)", tc.a, tc.b, got, tc.want, bagOfWords(tc.a), bagOfWords(tc.b))
+		}
+	}
+}
+
+// TestKinds: the kinds of defect a title names. A crash is what a defect
+// does, not what it is, and an abbreviation names where, not what.
+func TestKinds(t *testing.T) {
+	tests := []struct {
+		title string
+		want  []string
+	}{
+		{"Missing nil check on the looked-up user", []string{"nil"}},
+		{"Malformed input throws TypeError, a remote crash", nil},
+		{"Nil map write crashes the handler", []string{"nil"}},
+		{"Unvalidated param reaches the query", nil},
+		{"Webhook client has no timeout", []string{stem("timeout")}},
+	}
+	for _, tc := range tests {
+		got := slices.Sorted(maps.Keys(kinds(bagOfWords(proseOf(tc.title)))))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("kinds(%q) = %v; want %v", tc.title, got, tc.want)
 		}
 	}
 }
