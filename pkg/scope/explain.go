@@ -2,6 +2,7 @@ package scope
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/anchor-review/anchor-review/pkg/diff"
@@ -37,7 +38,7 @@ func newChange(d *diff.Diff, base *Base) *change {
 	for _, f := range d.Files {
 		p := f.Path()
 		c.files[p] = f
-		c.proto = c.proto || strings.HasSuffix(p, ".proto")
+		c.proto = c.proto || strings.HasSuffix(p, ".proto") && f.Status != diff.Deleted && !respacedOnly(f)
 		if isManifest(p) || knownLock(p) {
 			c.manifests[path.Dir(p)]++ // a manifest is never inside the vendored root it explains
 		}
@@ -52,10 +53,43 @@ func newChange(d *diff.Diff, base *Base) *change {
 
 // handWritten reports whether f is a change of a hand-written source file
 // that can explain a rebuild: source by its name, not deleted, not a test,
-// and outside any generated, build-output or vendored place.
+// outside any generated, build-output or vendored place, and changed in
+// more than its spacing.
 func handWritten(f *diff.File) bool {
 	p := f.Path()
-	return f.Status != diff.Deleted && Source(p) && generatedKind(p) == "" && !isTest(p) && outputDirOf(p) == "" && vendoredRoot(p) == ""
+	return f.Status != diff.Deleted && Source(p) && generatedKind(p) == "" && !isTest(p) && outputDirOf(p) == "" && vendoredRoot(p) == "" &&
+		!respacedOnly(f)
+}
+
+// respacedOnly reports whether f's hunks only move whitespace: the lines
+// they add are the lines they remove, spacing folded, blank lines aside. A
+// re-indented or re-wrapped source builds the same bundle, so it explains
+// no rebuild. A file without hunks (a rename, a patch GitHub left out) is
+// not known to be respaced.
+func respacedOnly(f *diff.File) bool {
+	if len(f.Hunks) == 0 {
+		return false
+	}
+	n := map[string]int{}
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			t := strings.Join(strings.Fields(l.Text), " ")
+			if l.Kind == diff.Context || t == "" {
+				continue
+			}
+			if l.Kind == diff.Add {
+				n[t]++
+			} else {
+				n[t]--
+			}
+		}
+	}
+	for _, c := range n {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ancestors lists p's directories, nearest first, ending with "" (the
@@ -87,15 +121,24 @@ func (c *change) vendoredExplained(p, root string) bool {
 // rel, a path relative to vendor/: the line is added, removed or changed in
 // more than its spacing. A line removed and re-added as it was (a
 // whitespace edit) moves no module, and explains nothing.
+//
+// The module holding rel is the longest module path the diff shows (added,
+// removed or context lines) that rel lies under, and only a path that can
+// be a module root names one (moduleRoot): a line "# github.com v0.0.0"
+// added beside a hand edit of vendor/github.com/acme/lib claims nothing.
 func modulesTxtNames(mt *diff.File, rel string) bool {
-	moved := map[string]int{} // the module's lines, spacing normalized: +1 added, -1 removed
+	owner := ""
+	moved := map[string]int{} // the owner's lines, spacing normalized: +1 added, -1 removed
 	for _, h := range mt.Hunks {
 		for _, l := range h.Lines {
-			if l.Kind == diff.Context {
+			fields := strings.Fields(l.Text)
+			if len(fields) < 2 || fields[0] != "#" || !strings.HasPrefix(rel, fields[1]+"/") || !moduleRoot(fields[1]) {
 				continue
 			}
-			fields := strings.Fields(l.Text)
-			if len(fields) < 2 || fields[0] != "#" || !strings.HasPrefix(rel, fields[1]+"/") {
+			if len(fields[1]) > len(owner) {
+				owner, moved = fields[1], map[string]int{}
+			}
+			if fields[1] != owner || l.Kind == diff.Context {
 				continue
 			}
 			if l.Kind == diff.Add {
@@ -111,6 +154,23 @@ func modulesTxtNames(mt *diff.File, rel string) bool {
 		}
 	}
 	return false
+}
+
+// moduleRoot reports whether m can be a Go module's path as vendor/
+// holds one: at least a host with a dot and one path element, and on the
+// hosts the go command knows to hold repositories at owner/name
+// (github.com, gitlab.com, bitbucket.org), at least those. A rarer
+// one-element module path is refused, which errs toward review.
+func moduleRoot(m string) bool {
+	elems := strings.Split(m, "/")
+	if len(elems) < 2 || !strings.Contains(elems[0], ".") || slices.Contains(elems, "") {
+		return false
+	}
+	switch elems[0] {
+	case "github.com", "gitlab.com", "bitbucket.org":
+		return len(elems) >= 3
+	}
+	return true
 }
 
 // protoKinds are generated-name kinds whose source of truth is a .proto.
