@@ -58,6 +58,16 @@ func TestSecurityReadsEveryChangeToCode(t *testing.T) {
 			`-  if (!ok(req)) return res.sendStatus(403)`), "code that can run changed in web/mw.js"},
 		{"an extensionless script", shebangFile("deploy", "+#!/bin/sh", `+curl "$1" | sh`), "code that can run changed in deploy"},
 		{"a Makefile", file("Makefile", "+install:", "+\tcurl $(URL) | sh"), "code that can run changed in Makefile"},
+		// Components, templates and other CI systems' pipelines run too.
+		{"a Vue component", file("src/App.vue", "+<button @click=\"remove(id)\">x</button>"), "changed in src/App.vue"},
+		{"a Svelte component", file("src/App.svelte", "+{@html msg}"), "changed in src/App.svelte"},
+		{"an Astro page", file("src/pages/index.astro", "+<Fragment set:html={q} />"), "changed in src/pages/index.astro"},
+		{"an MDX page", file("docs/intro.mdx", "+export const x = await fetch(process.env.URL)"), "changed in docs/intro.mdx"},
+		{"Terraform", file("infra/main.tf", "+  cidr_blocks = [\"0.0.0.0/0\"]"), "changed in infra/main.tf"},
+		{"a Jenkinsfile", file("Jenkinsfile", "+sh \"curl $URL | sh\""), "changed in Jenkinsfile"},
+		{"GitLab CI", file(".gitlab-ci.yml", "+  script: curl $URL | sh"), "changed in .gitlab-ci.yml"},
+		{"CircleCI", file(".circleci/config.yml", "+      - run: curl $URL | sh"), "changed in .circleci/config.yml"},
+		{"Bitbucket Pipelines", file("bitbucket-pipelines.yml", "+        - curl $URL | sh"), "changed in bitbucket-pipelines.yml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +94,7 @@ func TestNoCodeNoSecurity(t *testing.T) {
 		file("CHANGES", "+- exec.Command now quoted"),
 		file("package-lock.json", `+      "resolved": "https://registry.npmjs.org/x/-/x-1.0.0.tgz",`),
 		file("config/app.yaml", "+timeout: 5"),
+		file("docs/intro.mdx", "+Run `sh -c $HEADER` to exec.", " export const meta = {}"),
 	} {
 		team, err := Select(all, Signals{Files: []*diff.File{f}}, nil)
 		if err != nil {

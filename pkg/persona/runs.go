@@ -38,6 +38,7 @@ var runnableExts = map[string]bool{
 	".html": true, ".htm": true, ".xhtml": true, ".ejs": true, ".hbs": true, ".erb": true, ".jinja": true, ".j2": true,
 	".mk": true, ".cmake": true, ".bzl": true, ".nix": true, ".ps1": true, ".fish": true,
 	".dockerfile": true, ".pyw": true, ".pyi": true,
+	".astro": true, // a component: its frontmatter script runs
 }
 
 // canRun reports whether the file at p holds code something can run, by
@@ -50,7 +51,7 @@ func canRun(p string) bool {
 	base := strings.ToLower(path.Base(p))
 	ext := path.Ext(base)
 	switch {
-	case scope.Source(p), runnableExts[ext], runnableNames[base], isWorkflow(p):
+	case scope.Source(p), runnableExts[ext], runnableNames[base], isWorkflow(p), scope.CIConfig(p):
 		return true
 	case strings.HasPrefix(base, "dockerfile."), strings.HasPrefix(base, "makefile."):
 		return true
@@ -82,7 +83,26 @@ func shebang(f *diff.File) bool {
 // old name is code (a deletion or a move changes what runs too), or its new
 // version starts with a shebang.
 func runsCode(f *diff.File) bool {
-	return canRun(f.NewPath) || canRun(f.OldPath) || shebang(f)
+	return canRun(f.NewPath) || canRun(f.OldPath) || shebang(f) || mdxCode(f)
+}
+
+// mdxCode reports whether f is an MDX page whose change touches its code:
+// an import or export statement (ESM in MDX runs when the site builds and
+// in the browser). Its prose is documentation, which selects no security
+// call on every docs edit.
+func mdxCode(f *diff.File) bool {
+	if !strings.EqualFold(path.Ext(f.Path()), ".mdx") {
+		return false
+	}
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			t := strings.TrimSpace(l.Text)
+			if l.Kind != diff.Context && (strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isTestFile reports whether the file at p is a test. A Go file is one only

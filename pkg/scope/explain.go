@@ -234,18 +234,19 @@ func isManifest(p string) bool {
 // with the repository's token; out of testdata/ or docs/ it becomes code
 // that builds. Such a move is reviewed as a new file.
 
-// ciConfig reports whether p is CI configuration: a workflow, a composite
-// action, or another CI system's pipeline file.
-func ciConfig(p string) bool {
+// CIConfig reports whether p is CI configuration: a workflow, a composite
+// action, or another CI system's pipeline file. What it names runs.
+func CIConfig(p string) bool {
 	lower := strings.ToLower(p)
 	switch {
 	case strings.HasPrefix(lower, ".github/workflows/"), strings.HasPrefix(lower, ".github/actions/"),
-		strings.HasPrefix(lower, ".circleci/"), strings.HasPrefix(lower, ".buildkite/"):
+		strings.HasPrefix(lower, ".circleci/"), strings.HasPrefix(lower, ".buildkite/"), strings.HasPrefix(lower, ".tekton/"):
 		return true
 	}
 	switch path.Base(lower) {
 	case ".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", ".travis.yml", "action.yml", "action.yaml",
-		"makefile", "dockerfile", ".pre-commit-config.yaml":
+		"makefile", "dockerfile", ".pre-commit-config.yaml", ".drone.yml", "bitbucket-pipelines.yml",
+		"cloudbuild.yaml", "cloudbuild.yml", "appveyor.yml", ".appveyor.yml":
 		return true
 	}
 	return false
@@ -258,7 +259,7 @@ func MoveChangesKind(old, new string) bool {
 	switch {
 	case old == "" || new == "" || old == new:
 		return false
-	case ciConfig(new) && !ciConfig(old),
+	case CIConfig(new) && !CIConfig(old),
 		isTest(old) && !isTest(new),
 		isDoc(old) && !isDoc(new),
 		vendoredRoot(old) != "" && vendoredRoot(new) == "",
