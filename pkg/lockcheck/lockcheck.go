@@ -226,11 +226,24 @@ func registryHost(resolved string) string {
 	return u.Host
 }
 
+// goSumFindings reports every hash of head that base did not list for a
+// module version base had: a changed hash, and also a second hash added
+// before the old one (the go command checks against the first h1 it
+// reads, so "fake, real" admits the fake).
 func goSumFindings(base, head *lock) []Finding {
+	known := map[string]map[string]bool{} // "module version" → its hashes at the base
+	for _, b := range base.entries {
+		k := b.name + " " + b.version
+		if known[k] == nil {
+			known[k] = map[string]bool{}
+		}
+		known[k][b.integrity] = true
+	}
 	var out []Finding
-	for _, k := range slices.Sorted(maps.Keys(head.entries)) {
-		e, b := head.entries[k], base.entries[k]
-		if b.integrity == "" || b.integrity == e.integrity {
+	for _, key := range slices.Sorted(maps.Keys(head.entries)) {
+		e := head.entries[key]
+		k := e.name + " " + e.version
+		if hashes := known[k]; hashes == nil || hashes[e.integrity] {
 			continue
 		}
 		out = append(out, Finding{Kind: KindGoSum, Line: e.line, Package: k, Evidence: head.line(e.line),

@@ -156,6 +156,18 @@ func TestGoSum(t *testing.T) {
 	if fs, err := Check("go.sum", base, bump); err != nil || len(fs) != 0 {
 		t.Errorf("a new module: %+v, %v; want no finding", fs, err)
 	}
+	// A second hash for the same version, listed before the old one: the
+	// go command trusts the first h1 it reads, so this admits other code.
+	const pinned = "github.com/pkg/errors v0.9.1 h1:FEBLx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4="
+	shadow := strings.Replace(base, pinned, "github.com/pkg/errors v0.9.1 h1:AAAAx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4=\n"+pinned, 1)
+	if fs, err := Check("go.sum", base, shadow); err != nil || len(fs) != 1 || fs[0].Line != 3 {
+		t.Errorf("a shadowing hash: %+v, %v; want one finding on line 3", fs, err)
+	}
+	// A line removed and re-added as it was, elsewhere: no hash changed.
+	moved := strings.Replace(base, pinned+"\n", "", 1) + pinned + "\n"
+	if fs, err := Check("go.sum", base, moved); err != nil || len(fs) != 0 {
+		t.Errorf("a line moved: %+v, %v; want no finding", fs, err)
+	}
 	if _, err := Check("go.sum", base, "package main\n"); !errors.Is(err, ErrFormat) {
 		t.Errorf("Go code named go.sum: err %v; want ErrFormat", err)
 	}

@@ -297,7 +297,8 @@ func flowMap(v string) map[string]string {
 	return m
 }
 
-// parseGoSum reads go.sum: "module version[/go.mod] h1:base64" lines.
+// parseGoSum reads go.sum: "module version[/go.mod] h1:base64" lines,
+// each its own entry (keyed by the whole line).
 func parseGoSum(text string) (*lock, error) {
 	l := newLock(text)
 	for i, raw := range l.lines {
@@ -309,7 +310,9 @@ func parseGoSum(text string) (*lock, error) {
 		if len(f) != 3 || !strings.HasPrefix(f[1], "v") || !hashShape(f[2]) {
 			return nil, fmt.Errorf("%w: line %d: not \"module version hash\"", ErrFormat, i+1)
 		}
-		l.entries[f[0]+" "+f[1]] = entry{name: f[0], version: f[1], integrity: f[2], line: i + 1}
+		// One key a line: go.sum may list several hashes of one version,
+		// and the go command trusts the first h1 of them.
+		l.entries[t] = entry{name: f[0], version: f[1], integrity: f[2], line: i + 1}
 	}
 	return l, nil
 }
