@@ -643,9 +643,10 @@ func modelTimeout(p *problems, s string, deadline time.Duration) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		if _, nerr := strconv.Atoi(s); nerr == nil {
+			// Digits alone: safe to repeat, and the fix is in them.
 			p.add("model-timeout", fmt.Sprintf("%q has no unit: write %ss or %sm", s, s, s))
 		} else {
-			p.add("model-timeout", fmt.Sprintf("%q is not a duration such as 90s or 5m", s))
+			p.add("model-timeout", "not a duration such as 90s or 5m")
 		}
 		return 0
 	}
@@ -676,6 +677,16 @@ func (c Config) ModelTime() (call, budget time.Duration) {
 		call = max(budget/4, llm.DefaultCallTimeout)
 	}
 	return min(call, budget), budget
+}
+
+// ModelTimeNote says, when model-timeout is longer than all model work may
+// take, that calls are cut to that: "" otherwise.
+func (c Config) ModelTimeNote() string {
+	call, budget := c.ModelTime()
+	if c.ModelTimeout <= call {
+		return ""
+	}
+	return fmt.Sprintf("model-timeout %v is cut to %v: all model work shares the review's time (deadline-minutes less the publishing reserve)", c.ModelTimeout, budget)
 }
 
 // NeedsKey reports whether the endpoint base needs an api-key for certain:

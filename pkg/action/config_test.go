@@ -470,6 +470,11 @@ func TestModelTime(t *testing.T) {
 		if call != tt.call || budget != tt.budget {
 			t.Errorf("deadline %s, model-timeout %q: call %v, budget %v; want %v, %v", tt.deadline, tt.timeout, call, budget, tt.call, tt.budget)
 		}
+		// A model-timeout cut to the review's time is said, never silently.
+		note := c.ModelTimeNote()
+		if cut := c.ModelTimeout > call; cut != (note != "") || cut && !strings.Contains(note, "is cut to "+budget.String()) {
+			t.Errorf("deadline %s, model-timeout %q: note %q; want one only when the timeout is cut", tt.deadline, tt.timeout, note)
+		}
 	}
 }
 
@@ -501,7 +506,8 @@ func TestInputErrorsNeverEchoTheValue(t *testing.T) {
 	const key = "sk-proj-Qz81mXv"
 	inputs := []string{"mode", "fail-on", "personas", "validator-batching", "on-new-commits", "incomplete", "api-type",
 		"api-version", "pr-number", "cache-warmup", "quiet", "inline", "max-validations", "max-concurrency", "max-llm-calls",
-		"max-input-tokens", "deadline-minutes", "pricing", "base-url", "exclude"}
+		"max-input-tokens", "deadline-minutes", "pricing", "base-url", "exclude", "model-timeout", "exclude-personas",
+		"dismiss-by", "bot-login", "config", "model", "strong-model", "validator-model"}
 	for _, in := range inputs {
 		for _, v := range []string{key, "!" + key, key + ":x", "https://u:" + key + "@h.example", "-" + key + ",1,1", "1, " + key + ", 1"} {
 			_, err := LoadConfig(env(with(minimal(), "INPUT_"+strings.ToUpper(in), v)))

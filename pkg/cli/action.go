@@ -46,6 +46,9 @@ func runAction(ctx context.Context, f *Factory) error {
 	if missingKey == nil {
 		mc := modelConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIType: cfg.APIType, APIVersion: cfg.APIVersion, HTTPClient: f.HTTPClient}
 		mc.CallTimeout, mc.Budget = cfg.ModelTime()
+		if note := cfg.ModelTimeNote(); note != "" {
+			fmt.Fprintln(stdout, note)
+		}
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", action.ErrUsage, err)

@@ -48,7 +48,7 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	apiType := fl.String("api-type", action.APITypeAuto, "the endpoint's request shape for --live: auto (Azure by host name), openai or azure")
 	apiVersion := fl.String("api-version", llm.DefaultAzureAPIVersion, "Azure OpenAI api-version for --live")
 	deadline := fl.Int("deadline-minutes", action.DefaultDeadlineMinutes, "with --live: minutes all model work of the run may take (1..360), as the Action's input")
-	modelTimeout := fl.String("model-timeout", "", "with --live: how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m), as the Action's input")
+	modelTimeout := fl.String("model-timeout", "", "with --live: how long one model call may take, as 90s or 5m (default: a quarter of the review's time, --deadline-minutes less the publishing reserve, at least 2m), as the Action's input")
 	poolMode := fl.String("pool", "yes", "the validator alone on its labelled pool: yes (with the cases), no (the cases alone) or only (the pool alone)")
 	batching := fl.String("validator-batching", action.DefaultValidatorBatching, "the validator's calls in the pipeline and on the pool: per-file (as the Action ships) or per-finding")
 	validatorOnly := fl.Bool("validator-only", false, "with --live: the personas answer from the recordings and only the validator is asked; with --record, only that mode's verdicts are recorded, next to the recorded answers (same --model)")
@@ -138,6 +138,14 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 	}
 	o := eval.Options{Personas: personas, Answerer: eval.Recorded{}, Team: team, Concurrency: *concurrency, Pool: pool, PoolCases: poolCases,
 		ValidatorBatching: *batching, ValidatorOnly: *validatorOnly, NoPipeline: *poolMode == "only"}
+	// The model's time limits follow the Action's inputs, with the same
+	// checks, whether or not this run calls a model (a typo is refused,
+	// not ignored): a self-hosted model, or a person answering through a
+	// file queue, may take minutes a call.
+	times, err := evalTimes(*deadline, *modelTimeout)
+	if err != nil {
+		return err
+	}
 	if *live {
 		mc := modelConfig{BaseURL: firstNonEmpty(*baseURL, getenv("OPENAI_BASE_URL"), action.DefaultBaseURL), APIKey: firstNonEmpty(*apiKey, getenv("OPENAI_API_KEY")), HTTPClient: f.HTTPClient}
 		if err := action.CheckBaseURL(mc.BaseURL); err != nil {
@@ -151,23 +159,7 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		}
 		mc.Schemas = prompts.Schemas()
 		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)
-		// The model's time limits follow the Action's inputs, with the same
-		// checks: a self-hosted model, or a person answering through a file
-		// queue, may take minutes a call.
-		times := map[string]string{"deadline-minutes": strconv.Itoa(*deadline), "model-timeout": *modelTimeout}
-		cfg, err := action.ReviewConfig(times)
-		var ce *action.ConfigError
-		if errors.As(err, &ce) {
-			var problems []string
-			for _, p := range ce.Problems {
-				problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
-			}
-			return fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrUsage, err)
-		}
-		mc.CallTimeout, mc.Budget = cfg.ModelTime()
+		mc.CallTimeout, mc.Budget = times.ModelTime()
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)
@@ -314,4 +306,22 @@ func (l LiveAnswerer) Answer(ctx context.Context, name string, c eval.Case) ([]b
 		return nil, err
 	}
 	return resp.JSON, nil
+}
+
+// evalTimes checks --deadline-minutes and --model-timeout as the Action
+// checks its inputs of those names.
+func evalTimes(deadline int, modelTimeout string) (action.Config, error) {
+	cfg, err := action.ReviewConfig(map[string]string{"deadline-minutes": strconv.Itoa(deadline), "model-timeout": modelTimeout})
+	var ce *action.ConfigError
+	if errors.As(err, &ce) {
+		var problems []string
+		for _, p := range ce.Problems {
+			problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
+		}
+		return cfg, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return cfg, nil
 }

@@ -275,6 +275,9 @@ func TestEvalUsage(t *testing.T) {
 		{name: "model-timeout without a unit", args: []string{"--live", "--api-key", "k", "--model-timeout", "300"}, want: `--model-timeout: "300" has no unit`},
 		{name: "model-timeout past the deadline", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "15", "--model-timeout", "20m"}, want: "--model-timeout: 20m0s is longer than the run's deadline"},
 		{name: "deadline out of range", args: []string{"--live", "--api-key", "k", "--deadline-minutes", "0"}, want: "--deadline-minutes"},
+		// Offline too: a typo is refused, not ignored.
+		{name: "model-timeout without a unit, offline", args: []string{"--model-timeout", "300"}, want: `--model-timeout: "300" has no unit`},
+		{name: "deadline out of range, offline", args: []string{"--deadline-minutes", "400"}, want: "--deadline-minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -130,7 +130,7 @@ func runReview(ctx context.Context, fac *Factory, args []string) error {
 	fl.IntVar(&f.maxCalls, "max-llm-calls", action.DefaultMaxLLMCalls, "hard cap of model calls")
 	fl.IntVar(&f.maxInputTokens, "max-input-tokens", action.DefaultMaxInputTokens, "tokens of one whole model request (fixed parts, context, diff); about 75% of a local model's window")
 	fl.IntVar(&f.deadlineMinutes, "deadline-minutes", action.DefaultDeadlineMinutes, "minutes all model work may take (1..360)")
-	fl.StringVar(&f.modelTimeout, "model-timeout", "", "how long one model call may take, as 90s or 5m (default: a quarter of --deadline-minutes, at least 2m; at most --deadline-minutes)")
+	fl.StringVar(&f.modelTimeout, "model-timeout", "", "how long one model call may take, as 90s or 5m (default: a quarter of the review's time, --deadline-minutes less the publishing reserve, at least 2m; at most --deadline-minutes, and no call outlasts the review's time)")
 	fl.StringVar(&f.validatorBatching, "validator-batching", action.DefaultValidatorBatching, "per-finding or per-file validator calls")
 	fl.BoolVar(&f.cacheWarmup, "cache-warmup", action.DefaultCacheWarmup, "send one call of each round first, the rest at its first token, so they reuse the provider's prompt cache")
 	fl.StringVar(&f.pricing, "pricing", "", "prices per million tokens for the estimated cost: \"INPUT, CACHED, OUTPUT\" for every model, or \"MODEL = INPUT, CACHED, OUTPUT\" lines (default: the built-in list prices)")
@@ -181,6 +181,9 @@ Flags:`)
 		return fmt.Errorf("%w: --base-url (or $OPENAI_BASE_URL): %w", ErrUsage, err)
 	}
 	mc.CallTimeout, mc.Budget = f.cfg.ModelTime()
+	if note := f.cfg.ModelTimeNote(); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	if mc.APIKey == "" && action.NeedsKey(mc.BaseURL) {
 		return fmt.Errorf("%w: no model API key: set OPENAI_API_KEY or --api-key", ErrUsage)
 	}

@@ -313,18 +313,21 @@ func TestValidatorPerFile(t *testing.T) {
 
 // timedModel records when each persona call starts and ends.
 type timedModel struct {
-	next  llm.Completer
-	mu    sync.Mutex
-	spans [][2]time.Time
+	next   llm.Completer
+	mu     sync.Mutex
+	spans  [][2]time.Time // persona calls
+	vspans [][2]time.Time // validator calls
 }
 
 func (m *timedModel) Complete(ctx context.Context, r llm.Request) (llm.Response, error) {
 	start := time.Now()
 	resp, err := m.next.Complete(ctx, r)
-	if r.Persona != llm.Validator {
-		m.mu.Lock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r.Persona == llm.Validator {
+		m.vspans = append(m.vspans, [2]time.Time{start, time.Now()})
+	} else {
 		m.spans = append(m.spans, [2]time.Time{start, time.Now()})
-		m.mu.Unlock()
 	}
 	return resp, err
 }

@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -59,7 +60,7 @@ func TestWarmupHoldIsBounded(t *testing.T) {
 		o.Logf = func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
-			logs = append(logs, format)
+			logs = append(logs, fmt.Sprintf(format, args...))
 		}
 		if _, _, err := e.rv.ReviewPR(context.Background(), o); err != nil {
 			t.Fatalf("ReviewPR: %v", err)
@@ -117,7 +118,7 @@ func TestWarmupStopsWithoutCachedTokens(t *testing.T) {
 				o.Logf = func(format string, args ...any) {
 					mu.Lock()
 					defer mu.Unlock()
-					logs = append(logs, format)
+					logs = append(logs, fmt.Sprintf(format, args...))
 				}
 				res, _, err := e.rv.ReviewPR(context.Background(), o)
 				if err != nil {
@@ -141,5 +142,73 @@ func TestWarmupStopsWithoutCachedTokens(t *testing.T) {
 				t.Errorf("the log says the warm-up stopped: %t; want %t\n%q", said, !cache, logs)
 			}
 		})
+	}
+}
+
+// TestWarmupStopsWhenTheHoldRunsOut: on a server whose first token takes 10
+// minutes, the persona round's held calls go on after DefaultWarmupHold
+// unserved, and so the validator round is not warmed: the hold is paid
+// once a run, not once a round.
+func TestWarmupStopsWhenTheHoldRunsOut(t *testing.T) {
+	t.Parallel()
+	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
+	e := newEnv(t, nil)
+	e.model.SimulatePromptCache(true)
+	e.helpersPR(t, 400, files...)
+	var fs []finding.Finding
+	for _, p := range files {
+		fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
+			x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+		}))
+	}
+	const firstToken, latency = 10 * time.Minute, 11 * time.Minute
+	warmUp := llmtest.OK(answer(t, "correctness", fs, nil, nil))
+	warmUp.FirstToken, warmUp.Delay = firstToken, latency
+	e.model.Script("correctness", warmUp)
+	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		rep := e.verdicts.reply(r)
+		if r.Persona == llm.Validator {
+			rep = llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
+		}
+		rep.FirstToken, rep.Delay = firstToken, latency
+		return rep
+	})
+	var logs []string
+	var mu sync.Mutex
+	synctest.Test(t, func(t *testing.T) {
+		var tm *timedModel
+		e.inMemory(t, func(c *llm.Client) llm.Completer { tm = &timedModel{next: c}; return tm })
+		o := options()
+		o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness", "testing", "maintainability"}, true, review.ValidatePerFile
+		o.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logs = append(logs, fmt.Sprintf(format, args...))
+		}
+		res, _, err := e.rv.ReviewPR(context.Background(), o)
+		if err != nil {
+			t.Fatalf("ReviewPR: %v", err)
+		}
+		if res.Coverage.Validated != 3 {
+			t.Fatalf("validated %d; want 3", res.Coverage.Validated)
+		}
+		// The three validator calls start together once the persona round
+		// ends: none waits for a warm-up.
+		spans := tm.vspans
+		if len(spans) != 3 {
+			t.Fatalf("validator calls: %d; want 3", len(spans))
+		}
+		slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+		if d := spans[len(spans)-1][0].Sub(spans[0][0]); d != 0 {
+			t.Errorf("the last validator call started %v after the first; want all at once", d)
+		}
+	})
+	for _, r := range e.model.RequestsFor(llm.Validator) {
+		if r.Stream {
+			t.Errorf("a validator request was streamed (a warm-up) after the persona round's hold ran out")
+		}
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "held calls past its 30s bound") }) {
+		t.Errorf("the log does not say why warming stopped: %q", logs)
 	}
 }
