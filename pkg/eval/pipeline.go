@@ -89,18 +89,30 @@ type LanguageSummary struct {
 	PipelineSummary
 }
 
-// ByLanguage sums the scored cases per language, in name order; cases
-// without a language (the scripted suite) are in none.
+// NoLanguage is the per-language row of the cases that name no language.
+const NoLanguage = "(none)"
+
+// ByLanguage sums the scored cases per language, in name order, then the
+// cases without a language (the scripted suite) as NoLanguage; nil when no
+// case names one.
 func (s PipelineSummary) ByLanguage() []LanguageSummary {
 	by := map[string][]CaseResult{}
 	for _, r := range s.Results {
-		if r.Language != "" {
-			by[r.Language] = append(by[r.Language], r)
-		}
+		by[r.Language] = append(by[r.Language], r)
+	}
+	if len(by) == 1 && by[""] != nil {
+		return nil // no case names its language (the scripted suite)
 	}
 	var out []LanguageSummary
 	for _, l := range slices.Sorted(maps.Keys(by)) {
-		out = append(out, LanguageSummary{Language: l, PipelineSummary: SummarizePipeline(by[l])})
+		if l != "" {
+			out = append(out, LanguageSummary{Language: l, PipelineSummary: SummarizePipeline(by[l])})
+		}
+	}
+	if rs := by[""]; rs != nil {
+		// Cases without a case.json language (the scripted suite): a row of
+		// their own, so the rows add up to the "all" row.
+		out = append(out, LanguageSummary{Language: NoLanguage, PipelineSummary: SummarizePipeline(rs)})
 	}
 	return out
 }

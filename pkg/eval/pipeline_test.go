@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,4 +160,27 @@ func releaseTwoTeam(t *testing.T) []persona.Persona {
 		}
 	}
 	return all
+}
+
+// TestByLanguage: the per-language rows add up to the whole: cases without
+// a language get a row of their own, and a run where none has one gets no
+// table.
+func TestByLanguage(t *testing.T) {
+	rs := []CaseResult{{Case: "real/a", Language: "go"}, {Case: "real/b", Language: "python"}, {Case: "scripted/c"}, {Case: "scripted/d"}}
+	for i := range rs {
+		rs[i].Calibration = calibration(nil)
+	}
+	ls := SummarizePipeline(rs).ByLanguage()
+	var names []string
+	cases := 0
+	for _, l := range ls {
+		names = append(names, l.Language)
+		cases += l.Cases
+	}
+	if !slices.Equal(names, []string{"go", "python", NoLanguage}) || cases != len(rs) {
+		t.Errorf("rows %v covering %d cases; want go, python, %s covering %d", names, cases, NoLanguage, len(rs))
+	}
+	if ls := SummarizePipeline(rs[2:]).ByLanguage(); ls != nil {
+		t.Errorf("scripted cases alone: %d rows; want no table", len(ls))
+	}
 }
