@@ -202,6 +202,15 @@ var pairs = []struct {
 		"Find's error is dropped, so a database outage reads as an unknown user.",
 		[]string{"u, _ := h.users.Find(id)"},
 	}, false},
+	{"division by zero vs nil deref on one line: a crash is no kind", said{
+		"Division by zero crashes the handler for a user with no orders",
+		"avg divides by u.Orders, which is 0 for a new account, and the handler panics.",
+		[]string{"avg := total / u.Orders"},
+	}, said{
+		"Nil pointer dereference of u when the lookup misses",
+		"FindUser returns nil for an unknown id and u.Orders then panics.",
+		[]string{"avg := total / u.Orders"},
+	}, false},
 	{"missing test vs ignored error", said{
 		"No test covers a failing Scan",
 		"The new error path ships without a test.",
