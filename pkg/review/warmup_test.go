@@ -81,53 +81,74 @@ func TestWarmupHoldIsBounded(t *testing.T) {
 	}
 }
 
+// threeFindings is a pull request of three files with one finding each
+// (correctness's), every call of the fake model answering after firstToken
+// and done after latency, with or without a prompt cache.
+func threeFindings(t *testing.T, cache bool, firstToken, latency time.Duration) *env {
+	t.Helper()
+	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
+	e := newEnv(t, nil)
+	e.model.SimulatePromptCache(cache)
+	e.helpersPR(t, 400, files...)
+	var fs []finding.Finding
+	for _, p := range files {
+		fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
+			x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
+		}))
+	}
+	first := llmtest.OK(answer(t, "correctness", fs, nil, nil))
+	first.FirstToken, first.Delay = firstToken, latency
+	e.model.Script("correctness", first)
+	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
+		rep := e.verdicts.reply(r)
+		if r.Persona == llm.Validator {
+			rep = llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
+		}
+		rep.FirstToken, rep.Delay = firstToken, latency
+		return rep
+	})
+	return e
+}
+
+// warmReview runs e's review with the cache warm-up on the fake clock:
+// three personas, per-file validation, all three findings confirmed. It
+// returns the log and the calls' spans.
+func warmReview(t *testing.T, e *env) ([]string, *timedModel) {
+	t.Helper()
+	var logs []string
+	var mu sync.Mutex
+	var tm *timedModel
+	synctest.Test(t, func(t *testing.T) {
+		e.inMemory(t, func(c *llm.Client) llm.Completer { tm = &timedModel{next: c}; return tm })
+		o := options()
+		o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness", "testing", "maintainability"}, true, review.ValidatePerFile
+		o.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logs = append(logs, fmt.Sprintf(format, args...))
+		}
+		res, _, err := e.rv.ReviewPR(context.Background(), o)
+		if err != nil {
+			t.Fatalf("ReviewPR: %v", err)
+		}
+		if res.Coverage.Validated != 3 {
+			t.Fatalf("validated %d; want 3", res.Coverage.Validated)
+		}
+	})
+	return logs, tm
+}
+
 // TestWarmupStopsWithoutCachedTokens: when the calls the persona warm-up
 // released report no cached tokens, the provider has no prompt cache, and
 // the validator round is not warmed (no streamed warm-up, no call held).
 // With a prompt cache, it is.
 func TestWarmupStopsWithoutCachedTokens(t *testing.T) {
 	t.Parallel()
-	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
 	for _, cache := range []bool{true, false} {
 		t.Run(map[bool]string{true: "cache", false: "no cache"}[cache], func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, nil)
-			e.model.SimulatePromptCache(cache)
-			e.helpersPR(t, 400, files...)
-			var fs []finding.Finding
-			for _, p := range files {
-				fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
-					x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
-				}))
-			}
-			e.model.Script("correctness", llmtest.OK(answer(t, "correctness", fs, nil, nil)))
-			e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
-				rep := e.verdicts.reply(r)
-				if r.Persona == llm.Validator {
-					rep = llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
-				}
-				rep.FirstToken, rep.Delay = time.Second, 2*time.Second
-				return rep
-			})
-			var logs []string
-			var mu sync.Mutex
-			synctest.Test(t, func(t *testing.T) {
-				e.inMemory(t, func(c *llm.Client) llm.Completer { return c })
-				o := options()
-				o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness", "testing", "maintainability"}, true, review.ValidatePerFile
-				o.Logf = func(format string, args ...any) {
-					mu.Lock()
-					defer mu.Unlock()
-					logs = append(logs, fmt.Sprintf(format, args...))
-				}
-				res, _, err := e.rv.ReviewPR(context.Background(), o)
-				if err != nil {
-					t.Fatalf("ReviewPR: %v", err)
-				}
-				if res.Coverage.Validated != 3 {
-					t.Fatalf("validated %d; want 3", res.Coverage.Validated)
-				}
-			})
+			e := threeFindings(t, cache, time.Second, 2*time.Second)
+			logs, _ := warmReview(t, e)
 			streamed := 0
 			for _, r := range e.model.RequestsFor(llm.Validator) {
 				if r.Stream {
@@ -151,58 +172,18 @@ func TestWarmupStopsWithoutCachedTokens(t *testing.T) {
 // once a run, not once a round.
 func TestWarmupStopsWhenTheHoldRunsOut(t *testing.T) {
 	t.Parallel()
-	files := []string{"pkg/a/one.go", "pkg/a/two.go", "pkg/a/three.go"}
-	e := newEnv(t, nil)
-	e.model.SimulatePromptCache(true)
-	e.helpersPR(t, 400, files...)
-	var fs []finding.Finding
-	for _, p := range files {
-		fs = append(fs, f("Overflow in helper9 of "+p, finding.P1, p, 9, 100, func(x *finding.Finding) {
-			x.Evidence = []string{"func helper8(x int) int { return x*8 + 1 }"}
-		}))
+	e := threeFindings(t, true, 10*time.Minute, 11*time.Minute)
+	logs, tm := warmReview(t, e)
+	// The three validator calls start together once the persona round
+	// ends: none waits for a warm-up.
+	spans := tm.vspans
+	if len(spans) != 3 {
+		t.Fatalf("validator calls: %d; want 3", len(spans))
 	}
-	const firstToken, latency = 10 * time.Minute, 11 * time.Minute
-	warmUp := llmtest.OK(answer(t, "correctness", fs, nil, nil))
-	warmUp.FirstToken, warmUp.Delay = firstToken, latency
-	e.model.Script("correctness", warmUp)
-	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
-		rep := e.verdicts.reply(r)
-		if r.Persona == llm.Validator {
-			rep = llmtest.Verdicts(r, func(string) string { return `{"validated":true,"reason":"Real."}` })
-		}
-		rep.FirstToken, rep.Delay = firstToken, latency
-		return rep
-	})
-	var logs []string
-	var mu sync.Mutex
-	synctest.Test(t, func(t *testing.T) {
-		var tm *timedModel
-		e.inMemory(t, func(c *llm.Client) llm.Completer { tm = &timedModel{next: c}; return tm })
-		o := options()
-		o.Personas, o.WarmCache, o.ValidatorBatching = []string{"correctness", "testing", "maintainability"}, true, review.ValidatePerFile
-		o.Logf = func(format string, args ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			logs = append(logs, fmt.Sprintf(format, args...))
-		}
-		res, _, err := e.rv.ReviewPR(context.Background(), o)
-		if err != nil {
-			t.Fatalf("ReviewPR: %v", err)
-		}
-		if res.Coverage.Validated != 3 {
-			t.Fatalf("validated %d; want 3", res.Coverage.Validated)
-		}
-		// The three validator calls start together once the persona round
-		// ends: none waits for a warm-up.
-		spans := tm.vspans
-		if len(spans) != 3 {
-			t.Fatalf("validator calls: %d; want 3", len(spans))
-		}
-		slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
-		if d := spans[len(spans)-1][0].Sub(spans[0][0]); d != 0 {
-			t.Errorf("the last validator call started %v after the first; want all at once", d)
-		}
-	})
+	slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	if d := spans[len(spans)-1][0].Sub(spans[0][0]); d != 0 {
+		t.Errorf("the last validator call started %v after the first; want all at once", d)
+	}
 	for _, r := range e.model.RequestsFor(llm.Validator) {
 		if r.Stream {
 			t.Errorf("a validator request was streamed (a warm-up) after the persona round's hold ran out")
