@@ -707,7 +707,7 @@ func TestEvalCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval --check: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  57 pool items: ok"} {
+	for _, want := range []string{"scripted   25 cases (24 with bugs, 1 clean)", "real ", "validator  69 pool items: ok"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("eval --check output lacks %q:\n%s", want, stdout)
 		}
@@ -1065,7 +1065,7 @@ func TestEvalPoolModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(only, "validator alone (per-file): 57 labelled candidate findings") || strings.Contains(only, "real/") || strings.Contains(only, "whole pipeline") {
+	if !strings.Contains(only, "validator alone (per-file): 69 labelled candidate findings") || strings.Contains(only, "real/") || strings.Contains(only, "whole pipeline") {
 		t.Errorf("--pool only: want the validator alone and no case:\n%s", only)
 	}
 }
