@@ -223,9 +223,25 @@ func readings(s string) []string {
 	return out
 }
 
-// normalizeCode collapses every run of white space to one space and trims.
+// normalizeCode collapses every run of white space to one space, and
+// every run of backslashes to one, and trims. A model writing its answer
+// as JSON often halves or doubles a quote's backslashes (the file's
+// `'([^\\/'` quoted as `'([^\/'`, one escape lost); both sides read
+// alike, so the quote still finds its line.
 func normalizeCode(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(s), " ")
+	if !strings.Contains(s, `\\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i > 0 && s[i-1] == '\\' {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func nonSpace(s string) int {

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -108,4 +109,43 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// TestBackslashSlipKeepsTheLine: a model writing JSON often halves a
+// quote's backslashes. Testing's answer in a live run of path-to-regexp
+// (2026-11-28) quoted line 70 as `'([^\/'` where the file says `'([^\\/'`;
+// anchoring then moved its test gap to line 10, its next quote, and the
+// gap was posted apart from the ReDoS finding it belongs to. Quotes match
+// whatever the run of backslashes, so the gap stays on line 70 and folds
+// into the ReDoS finding there.
+func TestBackslashSlipKeepsTheLine(t *testing.T) {
+	files, results := recordedCase(t, "js-path-to-regexp-backtracking", "security")
+	gap := finding.Finding{
+		Title:        "Rewritten path compiler changes param splitting and escape handling with no tests",
+		Severity:     finding.P1,
+		File:         "index.js",
+		Line:         70,
+		Confidence:   75,
+		WhyItMatters: "The change drops the backtrack-aware capture for parameters that share a segment and touches no test: nothing pins how '/:from-:to' splits '/a-b-c', or that matching a long crafted URL against a two-parameter segment finishes quickly.",
+		Evidence: []string{
+			`index.js:70: capture = capture || '([^\/' + format + ']+?)';`,
+			`index.js:10: var MATCHING_GROUP_REGEXP = /\((?:\?<(.*?)>)?(?!\?)/g;`,
+		},
+		AutofixClass:         "manual",
+		Owner:                "review-fixer",
+		RequiresVerification: true,
+		Reviewers:            []string{"testing"},
+	}
+	results = append(results, PersonaResult{Persona: "testing", Answer: finding.Answer{Reviewer: "testing", Findings: []finding.Finding{gap}}})
+	out := Synthesize(Input{Files: files, Results: results, Mode: ModeComment})
+	if len(out.Gated) != 1 || out.Folded != 1 {
+		var got []string
+		for _, f := range out.Gated {
+			got = append(got, fmt.Sprintf("%d %s", f.Line, f.Title))
+		}
+		t.Fatalf("posted %q, %d folded (drops %v, by anchor %v); want the ReDoS finding alone, the test gap folded into it", got, out.Folded, out.DroppedByReason, out.DroppedByAnchor)
+	}
+	if f := out.Gated[0]; f.Line != 70 || f.TestGap == nil {
+		t.Errorf("posted line %d, test gap %v; want line 70 carrying the gap", f.Line, f.TestGap)
+	}
 }
