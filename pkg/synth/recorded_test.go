@@ -46,9 +46,9 @@ func recordedCase(t *testing.T, name string, personas ...string) ([]*diff.File, 
 
 // TestRecordedParaphrasesMerge is "one defect, one finding" on the answers
 // a real model gave (recorded 2026-11-28): the pairs that were posted twice
-// before folding abbreviations ("multi-param" and "parameter groups") and
-// reading a crash as an effect, not a kind of defect. The other defect on
-// nearby lines of each case stays its own finding.
+// until findings quoting one line and proposing the same fix in other words
+// counted as one defect (sameFix). The other defect on nearby lines of each
+// case stays its own finding.
 func TestRecordedParaphrasesMerge(t *testing.T) {
 	tests := []struct {
 		name     string

