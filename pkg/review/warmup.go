@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,9 +15,8 @@ import (
 const DefaultWarmupHold = 30 * time.Second
 
 // coldAfter is how many calls a warm-up released must report no cached
-// tokens (or be let go when the hold ran out), with none reporting any,
-// before the run stops warming: one could be a provider's cache write not
-// yet visible.
+// tokens, with none reporting any, before the run stops warming: one
+// could be a provider's cache write not yet visible.
 const coldAfter = 2
 
 // warmth is the run's cache warm-up policy (Options.WarmCache). A call
@@ -33,7 +31,7 @@ type warmth struct {
 	cold atomic.Bool
 
 	mu            sync.Mutex
-	cached, fresh int // calls the warm-up served from the cache, and calls it did not
+	cached, fresh int // released calls that reported cached tokens, and none
 }
 
 func newWarmth(o *Options) *warmth {
@@ -62,7 +60,6 @@ func (w *warmth) follow(ctx context.Context, r *release) bool {
 		return true
 	case <-t.C:
 		w.logf("dispatch: the cache warm-up gave no first token within %v; the calls held for it go on", w.hold)
-		w.unserved()
 		return false
 	case <-ctx.Done():
 		return false
@@ -76,32 +73,16 @@ func (w *warmth) observe(u llm.Usage, err error) {
 	if err != nil || u.PromptTokens == 0 {
 		return
 	}
-	w.count(u.CachedTokens > 0, "the provider reported no cached tokens after the cache warm-up")
-}
-
-// unserved counts a call whose hold ran out: the warm-up served it
-// nothing. A server that gives no first token within the hold (a
-// self-hosted model reading a long prompt) would cost every later round
-// the hold again, so such calls stop the warming as calls with no cached
-// tokens do.
-func (w *warmth) unserved() {
-	w.count(false, fmt.Sprintf("the cache warm-up held calls past its %v bound", w.hold))
-}
-
-// count records one call the warm-up served from the cache or not, and
-// stops the warming, saying why, at the coldAfter-th unserved call while
-// none was served.
-func (w *warmth) count(served bool, why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if served {
+	if u.CachedTokens > 0 {
 		w.cached++
 		return
 	}
 	w.fresh++
 	if w.cached == 0 && w.fresh == coldAfter {
 		w.cold.Store(true)
-		w.logf("dispatch: %s; the rest of the run sends its calls without warming", why)
+		w.logf("dispatch: the provider reported no cached tokens after the cache warm-up; the rest of the run sends its calls without warming")
 	}
 }
 
