@@ -13,7 +13,8 @@ import (
 
 // readBase reads what the review takes from the BASE commit — the PR
 // cannot rewrite its own rules: the AGENTS.md / CLAUDE.md files that apply
-// to changed files, and the .gitattributes linguist marks. One tree listing
+// to changed files, the .gitattributes linguist marks, and a changed
+// vendor/modules.txt's base version. One tree listing
 // says which exist, so the cost is one request plus one per file present;
 // when the listing fails or is truncated, the standards candidates are
 // probed one by one, nearest the root first, at most maxStandardsProbes.
@@ -37,6 +38,21 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 		if present[".gitattributes"] {
 			if text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, ".gitattributes", baseSHA); err == nil && found {
 				attrs = scope.ParseAttributes(text)
+			}
+		}
+		// A changed vendor/modules.txt says which vendored module a hand
+		// edit belongs to only against the base's list: one read each, and
+		// a list that cannot be read explains no vendored file.
+		for _, p := range scope.VendorLists(d) {
+			if !present[p] {
+				continue
+			}
+			text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
+			switch {
+			case err != nil:
+				o.logf("scope: %s unreadable at the base (%v); the vendored files it lists are reviewed", p, err)
+			case found:
+				base.AddVendorList(p, text)
 			}
 		}
 	} else {

@@ -131,7 +131,21 @@ func TestAttackVendoredHandEdit(t *testing.T) {
 		const p = "vendor/github.com/evil/x/x.go"
 		res := runAttack(t, attack{diff: addedFile(p, lines), base: base, head: map[string]string{p: joinLines(lines)}, file: p, line: 5})
 		wantReviewed(t, res, p)
-	})
+	}) // A line added to vendor/modules.txt for a path above the module
+	// ("# github.com/acme/lib" is the module; the base's list says so)
+	// claims nothing, nor does a second line for the module itself.
+	for name, line := range map[string]string{"a module line above the file's module": "# github.com/acme v0.0.0",
+		"a second line for the file's own module": "# github.com/acme/lib v9.9.9"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			head := replaced(lib, 6, evil)
+			mods := "diff --git a/vendor/modules.txt b/vendor/modules.txt\nindex 1111111..2222222 100644\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1,3 +1,4 @@\n+" + line + "\n # github.com/acme/lib v1.0.0\n ## explicit\n github.com/acme/lib\n"
+			res := runAttack(t, attack{diff: modifiedDiff("vendor/github.com/acme/lib/lib.go", lib, 6, evil) + mods, base: base,
+				head: map[string]string{"vendor/github.com/acme/lib/lib.go": joinLines(head), "vendor/modules.txt": line + "\n" + vendoredMod},
+				file: "vendor/github.com/acme/lib/lib.go", line: 6})
+			wantReviewed(t, res, "vendor/github.com/acme/lib/lib.go")
+		})
+	}
 }
 
 // Attack: a new file with a generated name and marker beside the base's

@@ -19,6 +19,9 @@ type Base struct {
 	// dirs holds every directory with a file under it, and for each the
 	// names of the files directly in it.
 	dirs map[string][]string
+	// vendorLists are the base's vendor/modules.txt files that were read
+	// (AddVendorList), by path.
+	vendorLists map[string]*vendorList
 }
 
 // NewBase is the base holding the given file paths (a tree listing, plus

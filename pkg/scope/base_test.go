@@ -239,7 +239,27 @@ func TestBinaryJudgement(t *testing.T) {
 // TestVendorModulesTxt (issue 30): Go's vendor/ is left out only where
 // vendor/modules.txt changes a line naming the file's module.
 func TestVendorModulesTxt(t *testing.T) {
-	base := NewBase("go.mod", "vendor/modules.txt", "vendor/github.com/acme/lib/lib.go", "vendor/example.com/acme/lib/lib.go", "vendor/go.uber.org/zap/zap.go")
+	base := NewBase("go.mod", "vendor/modules.txt", "vendor/github.com/acme/lib/lib.go", "vendor/example.com/acme/lib/lib.go",
+		"vendor/go.uber.org/zap/zap.go", "vendor/golang.org/x/net/http2/frame.go",
+		"vendor/cloud.google.com/go/civil/civil.go", "vendor/cloud.google.com/go/storage/storage.go")
+	// The base's list: which module each vendored package comes from.
+	base.AddVendorList("vendor/modules.txt", `# cloud.google.com/go v0.110.0
+## explicit; go 1.19
+cloud.google.com/go/civil
+# cloud.google.com/go/storage v1.30.1
+## explicit; go 1.19
+cloud.google.com/go/storage
+# example.com/acme/lib v1.0.0
+example.com/acme/lib
+# github.com/acme/lib v1.0.0
+## explicit
+github.com/acme/lib
+# go.uber.org/zap v1.0.0
+go.uber.org/zap
+# golang.org/x/net v0.12.0
+## explicit; go 1.17
+golang.org/x/net/http2
+`)
 	addedLine := func(line string) string {
 		return "diff --git a/vendor/modules.txt b/vendor/modules.txt\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -0,0 +1 @@\n+" + line + "\n"
 	}
@@ -268,6 +288,18 @@ func TestVendorModulesTxt(t *testing.T) {
 		{"a bump beside a shorter module's context line", changed("vendor/example.com/acme/lib/lib.go", 1) +
 			"diff --git a/vendor/modules.txt b/vendor/modules.txt\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1,2 +1,2 @@\n" +
 			" # example.com/acme v0.1.0\n-# example.com/acme/lib v1.0.0\n+# example.com/acme/lib v1.1.0\n", "vendor/example.com/acme/lib/lib.go", ReasonVendored},
+		// From a second read: the module holding a file comes from the
+		// base's list, not from the lines the diff happens to show.
+		{"a two-element prefix added for another host's module", changed("vendor/golang.org/x/net/http2/frame.go", 1) + addedLine("# golang.org/x v0.0.0"),
+			"vendor/golang.org/x/net/http2/frame.go", ""},
+		{"a bump of the parent of a nested module", changed("vendor/cloud.google.com/go/storage/storage.go", 1) + modules("cloud.google.com/go"),
+			"vendor/cloud.google.com/go/storage/storage.go", ""},
+		{"a bump of the nested module itself", changed("vendor/cloud.google.com/go/storage/storage.go", 1) + modules("cloud.google.com/go/storage"),
+			"vendor/cloud.google.com/go/storage/storage.go", ReasonVendored},
+		{"a second line for the file's own module, the first kept", changed("vendor/github.com/acme/lib/lib.go", 1) + addedLine("# github.com/acme/lib v9.9.9"),
+			"vendor/github.com/acme/lib/lib.go", ""},
+		{"a module the PR adds, with its files", addedFile("vendor/example.org/newmod/new.go", 3) + addedLine("# example.org/newmod v1.0.0"),
+			"vendor/example.org/newmod/new.go", ReasonVendored},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ApplyRules(mustParse(t, tt.diff), Rules{Base: base})
@@ -308,5 +340,27 @@ func TestMoves(t *testing.T) {
 		if len(s.Excluded) != 1 || s.Excluded[0].Reason != tt.want {
 			t.Errorf("%s -> %s: excluded %+v; want %q", tt.from, tt.to, s.Excluded, tt.want)
 		}
+	}
+}
+
+// TestVendorListUnread: when the base holds vendor/modules.txt but its text
+// was not read, nothing says which module a vendored file is in, so no
+// bump explains a hand edit: it is reviewed.
+func TestVendorListUnread(t *testing.T) {
+	base := NewBase("go.mod", "vendor/modules.txt", "vendor/github.com/acme/lib/lib.go")
+	d := mustParse(t, changed("vendor/github.com/acme/lib/lib.go", 1)+
+		"diff --git a/vendor/modules.txt b/vendor/modules.txt\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1 +1 @@\n"+
+		"-# github.com/acme/lib v1.0.0\n+# github.com/acme/lib v1.1.0\n")
+	s, err := ApplyRules(d, Rules{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range s.Excluded {
+		if e.Path == "vendor/github.com/acme/lib/lib.go" {
+			t.Errorf("left out as %q with the base's list unread; want it reviewed", e.Reason)
+		}
+	}
+	if got := VendorLists(d); len(got) != 1 || got[0] != "vendor/modules.txt" {
+		t.Errorf("VendorLists = %q; want the changed vendor/modules.txt", got)
 	}
 }

@@ -108,8 +108,13 @@ func ancestors(p string) []string {
 // vendored directory, a package manifest or lock file beside it.
 func (c *change) vendoredExplained(p, root string) bool {
 	if path.Base(root) == "vendor" {
-		if mt := c.files[root+"/modules.txt"]; mt != nil {
-			return modulesTxtNames(mt, strings.TrimPrefix(p, root+"/"))
+		list := root + "/modules.txt"
+		if mt := c.files[list]; mt != nil {
+			known := c.base.vendorList(list)
+			if known == nil && c.base != nil && c.base.hasFile(list) {
+				return false // the base holds the list but it was not read: who owns p is unknown
+			}
+			return modulesTxtNames(mt, strings.TrimPrefix(p, root+"/"), known)
 		}
 	}
 	// path.Dir spells the root ".", in both.
@@ -122,38 +127,65 @@ func (c *change) vendoredExplained(p, root string) bool {
 // more than its spacing. A line removed and re-added as it was (a
 // whitespace edit) moves no module, and explains nothing.
 //
-// The module holding rel is the longest module path the diff shows (added,
-// removed or context lines) that rel lies under, and only a path that can
-// be a module root names one (moduleRoot): a line "# github.com v0.0.0"
-// added beside a hand edit of vendor/github.com/acme/lib claims nothing.
-func modulesTxtNames(mt *diff.File, rel string) bool {
-	owner := ""
-	moved := map[string]int{} // the owner's lines, spacing normalized: +1 added, -1 removed
+// The module holding rel is the one the base's list (known) files rel's
+// package under, or for a package the base does not list, the longest
+// module path it or the diff's added lines name that rel lies under
+// (vendorList.owner). Without the base's list (a vendor/ the base has no
+// modules.txt for), the longest module path the diff shows. Only a path
+// that can be a module root names one (moduleRoot). A module the base
+// lists is moved only when the diff removes one of its lines: a bump
+// replaces the line, and a second line added beside it claims nothing.
+func modulesTxtNames(mt *diff.File, rel string, known *vendorList) bool {
+	type moduleLine struct {
+		module, text string
+		kind         diff.LineKind
+	}
+	var lines []moduleLine
+	var added []string
 	for _, h := range mt.Hunks {
 		for _, l := range h.Lines {
 			fields := strings.Fields(l.Text)
-			if len(fields) < 2 || fields[0] != "#" || !strings.HasPrefix(rel, fields[1]+"/") || !moduleRoot(fields[1]) {
+			if len(fields) < 2 || fields[0] != "#" {
 				continue
 			}
-			if len(fields[1]) > len(owner) {
-				owner, moved = fields[1], map[string]int{}
-			}
-			if fields[1] != owner || l.Kind == diff.Context {
-				continue
-			}
+			lines = append(lines, moduleLine{fields[1], strings.Join(fields, " "), l.Kind})
 			if l.Kind == diff.Add {
-				moved[strings.Join(fields, " ")]++
-			} else {
-				moved[strings.Join(fields, " ")]--
+				added = append(added, fields[1])
 			}
 		}
 	}
-	for _, n := range moved {
-		if n != 0 {
-			return true
+	owner := ""
+	if known != nil {
+		owner = known.owner(rel, added)
+	} else {
+		for _, ml := range lines {
+			if strings.HasPrefix(rel, ml.module+"/") && moduleRoot(ml.module) && len(ml.module) > len(owner) {
+				owner = ml.module
+			}
 		}
 	}
-	return false
+	if owner == "" {
+		return false
+	}
+	moved := map[string]int{} // the owner's lines, spacing normalized: +1 added, -1 removed
+	for _, ml := range lines {
+		switch {
+		case ml.module != owner || ml.kind == diff.Context:
+		case ml.kind == diff.Add:
+			moved[ml.text]++
+		default:
+			moved[ml.text]--
+		}
+	}
+	changed, removed := false, false
+	for _, n := range moved {
+		changed = changed || n != 0
+		removed = removed || n < 0
+	}
+	if known != nil && known.modules[owner] {
+		return removed
+	}
+	return changed
 }
 
 // moduleRoot reports whether m can be a Go module's path as vendor/
