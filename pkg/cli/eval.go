@@ -160,6 +160,9 @@ func runEval(ctx context.Context, f *Factory, args []string) error {
 		mc.Schemas = prompts.Schemas()
 		mc.Schemas[prompt.Judge] = []byte(prompt.JudgeSchema)
 		mc.CallTimeout, mc.Budget = times.ModelTime()
+		if note := times.ModelTimeNote(); note != "" {
+			fmt.Fprintln(f.Stderr, note)
+		}
 		m, err := newModel(mc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -163,6 +163,12 @@ func TestGoSum(t *testing.T) {
 	if fs, err := Check("go.sum", base, shadow); err != nil || len(fs) != 1 || fs[0].Line != 3 {
 		t.Errorf("a shadowing hash: %+v, %v; want one finding on line 3", fs, err)
 	}
+	// The fake hash listed twice, before and after the real one: the
+	// finding is on the first, the one the go command reads.
+	twice := shadow + "github.com/pkg/errors v0.9.1 h1:AAAAx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4=\n"
+	if fs, err := Check("go.sum", base, twice); err != nil || len(fs) != 1 || fs[0].Line != 3 {
+		t.Errorf("a shadowing hash listed twice: %+v, %v; want one finding on line 3", fs, err)
+	}
 	// A line removed and re-added as it was, elsewhere: no hash changed.
 	moved := strings.Replace(base, pinned+"\n", "", 1) + pinned + "\n"
 	if fs, err := Check("go.sum", base, moved); err != nil || len(fs) != 0 {

@@ -312,7 +312,9 @@ func parseGoSum(text string) (*lock, error) {
 		}
 		// One key a line: go.sum may list several hashes of one version,
 		// and the go command trusts the first h1 of them.
-		l.entries[t] = entry{name: f[0], version: f[1], integrity: f[2], line: i + 1}
+		if _, dup := l.entries[t]; !dup { // a repeated line: the first is the one read
+			l.entries[t] = entry{name: f[0], version: f[1], integrity: f[2], line: i + 1}
+		}
 	}
 	return l, nil
 }

@@ -63,11 +63,19 @@ func TestSecurityReadsEveryChangeToCode(t *testing.T) {
 		{"a Svelte component", file("src/App.svelte", "+{@html msg}"), "changed in src/App.svelte"},
 		{"an Astro page", file("src/pages/index.astro", "+<Fragment set:html={q} />"), "changed in src/pages/index.astro"},
 		{"an MDX page", file("docs/intro.mdx", "+export const x = await fetch(process.env.URL)"), "changed in docs/intro.mdx"},
+		{"an MDX expression", file("docs/intro.mdx", "+Status: {await fetch(process.env.STATUS_URL).then((r) => r.text())}"), "changed in docs/intro.mdx"},
+		{"an MDX component", file("docs/intro.mdx", `+<Banner html={q} />`), "changed in docs/intro.mdx"},
+		{"a line inside an MDX export block", file("docs/intro.mdx", " export const meta = {", "+  url: process.env.DOCS_URL,", " }"), "changed in docs/intro.mdx"},
 		{"Terraform", file("infra/main.tf", "+  cidr_blocks = [\"0.0.0.0/0\"]"), "changed in infra/main.tf"},
 		{"a Jenkinsfile", file("Jenkinsfile", "+sh \"curl $URL | sh\""), "changed in Jenkinsfile"},
 		{"GitLab CI", file(".gitlab-ci.yml", "+  script: curl $URL | sh"), "changed in .gitlab-ci.yml"},
 		{"CircleCI", file(".circleci/config.yml", "+      - run: curl $URL | sh"), "changed in .circleci/config.yml"},
 		{"Bitbucket Pipelines", file("bitbucket-pipelines.yml", "+        - curl $URL | sh"), "changed in bitbucket-pipelines.yml"},
+		{"a GitLab CI include", file(".gitlab/ci/deploy.yml", "+  script: curl $URL | sh"), "changed in .gitlab/ci/deploy.yml"},
+		{"a release Jenkinsfile", file("Jenkinsfile.release", "+sh \"curl $URL | sh\""), "changed in Jenkinsfile.release"},
+		{"AWS CodeBuild", file("buildspec.yml", "+      - curl $URL | sh"), "changed in buildspec.yml"},
+		{"Drone, .yaml", file(".drone.yaml", "+  - curl $URL | sh"), "changed in .drone.yaml"},
+		{"Woodpecker", file(".woodpecker.yml", "+    commands: [curl $URL | sh]"), "changed in .woodpecker.yml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +102,8 @@ func TestNoCodeNoSecurity(t *testing.T) {
 		file("CHANGES", "+- exec.Command now quoted"),
 		file("package-lock.json", `+      "resolved": "https://registry.npmjs.org/x/-/x-1.0.0.tgz",`),
 		file("config/app.yaml", "+timeout: 5"),
-		file("docs/intro.mdx", "+Run `sh -c $HEADER` to exec.", " export const meta = {}"),
+		file("docs/intro.mdx", "+Run `sh -c $HEADER` to exec.", " ", " export const meta = {}"),
+		file("docs/usage.mdx", " ```js", "+import { exec } from 'node:child_process'", " ```"),
 	} {
 		team, err := Select(all, Signals{Files: []*diff.File{f}}, nil)
 		if err != nil {

@@ -87,22 +87,61 @@ func runsCode(f *diff.File) bool {
 }
 
 // mdxCode reports whether f is an MDX page whose change touches its code:
-// an import or export statement (ESM in MDX runs when the site builds and
-// in the browser). Its prose is documentation, which selects no security
-// call on every docs edit.
+// ESM (an import or export statement, to the blank line that ends it), a
+// JSX expression in braces, or a component tag, outside fenced code
+// samples. MDX code runs when the site builds and in the browser; its
+// prose is documentation, which selects no security call on every docs
+// edit. A hunk that starts inside a fence opened above it reads as outside
+// one: that errs toward a security call.
 func mdxCode(f *diff.File) bool {
 	if !strings.EqualFold(path.Ext(f.Path()), ".mdx") {
 		return false
 	}
 	for _, h := range f.Hunks {
+		fence, esm := false, false
 		for _, l := range h.Lines {
+			if l.Kind == diff.Delete {
+				continue // the old side's lines: the new side's state is what runs
+			}
 			t := strings.TrimSpace(l.Text)
-			if l.Kind != diff.Context && (strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ")) {
+			switch {
+			case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+				fence = !fence
+				continue
+			case fence:
+				continue
+			case t == "":
+				esm = false
+			case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export "):
+				esm = true
+			}
+			if l.Kind == diff.Add && (esm || mdxJSX(t)) {
+				return true
+			}
+		}
+		for _, l := range h.Lines {
+			// A deleted line of code runs no more: it changes what runs too.
+			if t := strings.TrimSpace(l.Text); l.Kind == diff.Delete && (strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ")) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mdxJSX reports whether an MDX line holds JSX: an expression in braces or
+// a component tag (a capitalized name, or an attribute such as
+// dangerouslySetInnerHTML).
+func mdxJSX(t string) bool {
+	if strings.Contains(t, "{") && strings.Contains(t, "}") {
+		return true
+	}
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] == '<' && t[i+1] >= 'A' && t[i+1] <= 'Z' {
+			return true
+		}
+	}
+	return strings.Contains(t, "dangerouslySetInnerHTML")
 }
 
 // isTestFile reports whether the file at p is a test. A Go file is one only

@@ -272,13 +272,15 @@ func CIConfig(p string) bool {
 	lower := strings.ToLower(p)
 	switch {
 	case strings.HasPrefix(lower, ".github/workflows/"), strings.HasPrefix(lower, ".github/actions/"),
-		strings.HasPrefix(lower, ".circleci/"), strings.HasPrefix(lower, ".buildkite/"), strings.HasPrefix(lower, ".tekton/"):
+		strings.HasPrefix(lower, ".circleci/"), strings.HasPrefix(lower, ".buildkite/"), strings.HasPrefix(lower, ".tekton/"),
+		strings.HasPrefix(lower, ".woodpecker/"), strings.HasPrefix(lower, ".gitlab/ci/"), strings.HasPrefix(path.Base(lower), "jenkinsfile."):
 		return true
 	}
 	switch path.Base(lower) {
 	case ".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", ".travis.yml", "action.yml", "action.yaml",
-		"makefile", "dockerfile", ".pre-commit-config.yaml", ".drone.yml", "bitbucket-pipelines.yml",
-		"cloudbuild.yaml", "cloudbuild.yml", "appveyor.yml", ".appveyor.yml":
+		"makefile", "dockerfile", ".pre-commit-config.yaml", ".drone.yml", ".drone.yaml", "bitbucket-pipelines.yml",
+		"cloudbuild.yaml", "cloudbuild.yml", "appveyor.yml", ".appveyor.yml", "buildspec.yml", "buildspec.yaml",
+		".woodpecker.yml", ".woodpecker.yaml":
 		return true
 	}
 	return false
