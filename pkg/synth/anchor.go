@@ -223,13 +223,19 @@ func readings(s string) []string {
 	return out
 }
 
-// normalizeCode collapses every run of white space to one space, and
-// every run of backslashes to one, and trims. A model writing its answer
-// as JSON often halves or doubles a quote's backslashes (the file's
-// `'([^\\/'` quoted as `'([^\/'`, one escape lost); both sides read
-// alike, so the quote still finds its line.
+// normalizeCode collapses every run of white space to one space and trims.
 func normalizeCode(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// looseCode is s with every run of backslashes collapsed to one. A model
+// writing its answer as JSON often halves or doubles a quote's backslashes
+// (the file's `'([^\\/'` quoted as `'([^\/'`, one escape lost): a quote
+// that matches no line as written is looked for again loosely, on both
+// sides, so it still finds its line; a quote that matches as written never
+// goes to a line it only matches loosely (`split("\n")` beside
+// `split("\\n")`).
+func looseCode(s string) string {
 	if !strings.Contains(s, `\\`) {
 		return s
 	}
@@ -319,20 +325,24 @@ const (
 // matches says how line matches the quote variant v (whose pieces around
 // an ellipsis are frags, nil without one): it holds v, or, for a code
 // quote, v holds the whole line.
-func matches(l *searchLine, v string, frags []string, wholeLine bool) int {
+func matches(l *searchLine, v string, frags []string, wholeLine, loose bool) int {
+	text := l.text
+	if loose {
+		text = l.loose
+	}
 	if wholeLine {
-		if l.text == v {
+		if text == v {
 			return quoteInLine
 		}
 		return noMatch
 	}
-	if strings.Contains(l.text, v) {
+	if strings.Contains(text, v) {
 		return quoteInLine
 	}
 	if frags != nil {
 		at, ok := 0, true
 		for _, p := range frags {
-			i := strings.Index(l.text[at:], p)
+			i := strings.Index(text[at:], p)
 			if i < 0 {
 				ok = false
 				break
@@ -343,7 +353,7 @@ func matches(l *searchLine, v string, frags []string, wholeLine bool) int {
 			return quoteInLine
 		}
 	}
-	if l.long && strings.Contains(v, l.text) {
+	if l.long && strings.Contains(v, text) {
 		return lineInQuote
 	}
 	return noMatch
@@ -368,6 +378,7 @@ func fragments(v string) []string {
 type searchLine struct {
 	no      int    // new-side line number the finding would point at
 	text    string // normalized
+	loose   string // text with its runs of backslashes collapsed (looseCode)
 	changed bool   // an added or deleted line of the diff
 	long    bool   // at least minLineInQuote non-space characters
 }
@@ -423,6 +434,7 @@ func (a *anchorer) lines(f *diff.File) []searchLine {
 	}
 	for i := range ls {
 		ls[i].long = nonSpace(ls[i].text) >= minLineInQuote
+		ls[i].loose = looseCode(ls[i].text)
 	}
 	a.cache[f] = ls
 	return ls
@@ -502,26 +514,22 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool,
 	anyCode := false
 	for _, q := range qs {
 		anyCode = anyCode || q.code
-		frags := make([][]string, len(q.variants))
-		for i, v := range q.variants {
-			frags[i] = fragments(v)
-		}
 		// The strongest matches only; among lines the quote holds, the
 		// longer ones (a joined quote holds its statement's lines, and
-		// maybe a "return err" that proves nothing).
+		// maybe a "return err" that proves nothing). As written first,
+		// then loosely (looseCode).
 		var at []searchLine
-		best, longest := noMatch, 0
 		a.strength = slices.Grow(a.strength[:0], len(ls))[:len(ls)]
 		strength := a.strength
-		clear(strength)
-		for i := range ls {
-			for j, v := range q.variants {
-				strength[i] = max(strength[i], matches(&ls[i], v, frags[j], q.wholeLine))
+		best, longest := a.match(ls, q, q.variants, strength, false)
+		if best == noMatch {
+			var loose []string
+			for _, v := range q.variants {
+				if l := looseCode(v); !slices.Contains(loose, l) {
+					loose = append(loose, l)
+				}
 			}
-			best = max(best, strength[i])
-			if strength[i] == lineInQuote {
-				longest = max(longest, len(ls[i].text))
-			}
+			best, longest = a.match(ls, q, loose, strength, true)
 		}
 		for i := range ls {
 			if best != noMatch && strength[i] == best && (best == quoteInLine || 2*len(ls[i].text) >= longest) {
@@ -559,6 +567,28 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool,
 	}
 	slices.Sort(lines)
 	return true, slices.Compact(lines)
+}
+
+// match fills strength with how each line of ls matches q's variants
+// (matches), and returns the best strength and the longest line matched
+// as held in the quote.
+func (a *anchorer) match(ls []searchLine, q quote, variants []string, strength []int, loose bool) (best, longest int) {
+	clear(strength)
+	best = noMatch
+	frags := make([][]string, len(variants))
+	for i, v := range variants {
+		frags[i] = fragments(v)
+	}
+	for i := range ls {
+		for j, v := range variants {
+			strength[i] = max(strength[i], matches(&ls[i], v, frags[j], q.wholeLine, loose))
+		}
+		best = max(best, strength[i])
+		if strength[i] == lineInQuote {
+			longest = max(longest, len(ls[i].text))
+		}
+	}
+	return best, longest
 }
 
 // nearest returns the line of at nearest to n, the lower one on a tie.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -255,4 +256,37 @@ func FuzzAnchor(f *testing.F) {
 			t.Fatalf("evidence %q: got quoted lines %v (ok %v); want sorted, none when dropped", ev, quoted, ok)
 		}
 	})
+}
+
+// TestAnchorBackslashesAsWritten: a quote that matches a line as written
+// goes there, never to a line it matches only with its backslashes
+// collapsed (`split("\n")` on line 8 beside `split("\\n")` on line 40);
+// a quote that matches no line as written (one backslash lost) finds its
+// line loosely. Each finding is reported at line 12, nearer line 8.
+func TestAnchorBackslashesAsWritten(t *testing.T) {
+	lines := make([]string, 50)
+	for i := range lines {
+		lines[i] = "const filler" + strconv.Itoa(i+1) + " = 0;"
+	}
+	lines[7] = `const rows = text.split("\n");`
+	lines[39] = `const escaped = text.split("\\n");`
+	df := added("parse.js", lines...)
+	for _, tc := range []struct {
+		quote string
+		want  int
+	}{
+		{`parse.js:40: text.split("\\n")`, 40}, // as written: line 40 alone
+		{`parse.js:8: text.split("\n")`, 8},
+		{`escaped = text.split("\n")`, 40}, // one backslash lost: loosely, line 40 alone
+	} {
+		f := fnd("Split on the wrong separator", "parse.js", 12, finding.P2, 75, by("correctness"), evidence(tc.quote))
+		out := Synthesize(Input{Files: []*diff.File{df}, Results: []PersonaResult{res("correctness", f)}})
+		if len(out.Gated) != 1 || out.Gated[0].Line != tc.want {
+			var got []int
+			for _, g := range out.Gated {
+				got = append(got, g.Line)
+			}
+			t.Errorf("quote %s: lines %v; want %d", tc.quote, got, tc.want)
+		}
+	}
 }
