@@ -61,31 +61,29 @@ func handWritten(f *diff.File) bool {
 		!respacedOnly(f)
 }
 
-// respacedOnly reports whether f's hunks only move whitespace: the lines
-// they add are the lines they remove, spacing folded, blank lines aside. A
-// re-indented or re-wrapped source builds the same bundle, so it explains
-// no rebuild. A file without hunks (a rename, a patch GitHub left out) is
-// not known to be respaced.
+// respacedOnly reports whether f's hunks only move whitespace: in each
+// hunk the lines it removes and the lines it adds read the same, in the same
+// order, spacing folded and blank lines aside. A re-indented or re-wrapped
+// source (or one whose line endings changed) builds the same bundle, so it
+// explains no rebuild; lines reordered do not read the same. A file without
+// hunks (a rename, a patch GitHub left out) is not known to be respaced.
 func respacedOnly(f *diff.File) bool {
 	if len(f.Hunks) == 0 {
 		return false
 	}
-	n := map[string]int{}
 	for _, h := range f.Hunks {
+		var removed, added []string
 		for _, l := range h.Lines {
 			t := strings.Join(strings.Fields(l.Text), " ")
-			if l.Kind == diff.Context || t == "" {
-				continue
-			}
-			if l.Kind == diff.Add {
-				n[t]++
-			} else {
-				n[t]--
+			switch {
+			case t == "" || l.Kind == diff.Context:
+			case l.Kind == diff.Add:
+				added = append(added, t)
+			default:
+				removed = append(removed, t)
 			}
 		}
-	}
-	for _, c := range n {
-		if c != 0 {
+		if !slices.Equal(removed, added) {
 			return false
 		}
 	}
