@@ -132,3 +132,21 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
+
+// configProblems reads an action.ReviewConfig error as the flags the CLI
+// spells its inputs as: "--model-timeout: ..." for each problem the check
+// found; the error's text for any other error, nil for none.
+func configProblems(err error) []string {
+	var ce *action.ConfigError
+	if !errors.As(err, &ce) {
+		if err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	}
+	out := make([]string, 0, len(ce.Problems))
+	for _, p := range ce.Problems {
+		out = append(out, fmt.Sprintf("--%s: %s", p.Input, p.Message))
+	}
+	return out
+}

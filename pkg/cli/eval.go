@@ -315,16 +315,8 @@ func (l LiveAnswerer) Answer(ctx context.Context, name string, c eval.Case) ([]b
 // checks its inputs of those names.
 func evalTimes(deadline int, modelTimeout string) (action.Config, error) {
 	cfg, err := action.ReviewConfig(map[string]string{"deadline-minutes": strconv.Itoa(deadline), "model-timeout": modelTimeout})
-	var ce *action.ConfigError
-	if errors.As(err, &ce) {
-		var problems []string
-		for _, p := range ce.Problems {
-			problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
-		}
+	if problems := configProblems(err); len(problems) > 0 {
 		return cfg, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
-	}
-	if err != nil {
-		return cfg, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	return cfg, nil
 }

@@ -231,15 +231,7 @@ func (f *reviewFlags) check(rest []string, set map[string]string) error {
 	}
 	// Checked here, before any request, so a typo costs no API call.
 	cfg, err := action.ReviewConfig(set)
-	var ce *action.ConfigError
-	switch {
-	case errors.As(err, &ce):
-		for _, p := range ce.Problems {
-			problems = append(problems, fmt.Sprintf("--%s: %s", p.Input, p.Message))
-		}
-	case err != nil:
-		problems = append(problems, err.Error())
-	}
+	problems = append(problems, configProblems(err)...)
 	prices, err := pricing.Parse(f.pricing)
 	if err != nil {
 		problems = append(problems, "--pricing: "+strings.TrimPrefix(err.Error(), pricing.ErrInvalid.Error()+": "))
