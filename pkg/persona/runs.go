@@ -100,11 +100,16 @@ func mdxCode(f *diff.File) bool {
 	for _, h := range f.Hunks {
 		fence, esm := false, false
 		for _, l := range h.Lines {
-			if l.Kind == diff.Delete {
-				continue // the old side's lines: the new side's state is what runs
-			}
 			t := strings.TrimSpace(l.Text)
+			statement := strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ")
 			switch {
+			case l.Kind == diff.Delete:
+				// The old side's line: a statement removed changes what
+				// runs; the fence and ESM state follow the new side.
+				if statement && !fence {
+					return true
+				}
+				continue
 			case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 				fence = !fence
 				continue
@@ -112,16 +117,10 @@ func mdxCode(f *diff.File) bool {
 				continue
 			case t == "":
 				esm = false
-			case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export "):
+			case statement:
 				esm = true
 			}
 			if l.Kind == diff.Add && (esm || mdxJSX(t)) {
-				return true
-			}
-		}
-		for _, l := range h.Lines {
-			// A deleted line of code runs no more: it changes what runs too.
-			if t := strings.TrimSpace(l.Text); l.Kind == diff.Delete && (strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ")) {
 				return true
 			}
 		}

@@ -139,7 +139,7 @@ func modulesTxtNames(mt *diff.File, rel string, known *vendorList) bool {
 		kind         diff.LineKind
 	}
 	var lines []moduleLine
-	var added []string
+	var added, shown []string
 	for _, h := range mt.Hunks {
 		for _, l := range h.Lines {
 			fields := strings.Fields(l.Text)
@@ -147,20 +147,17 @@ func modulesTxtNames(mt *diff.File, rel string, known *vendorList) bool {
 				continue
 			}
 			lines = append(lines, moduleLine{fields[1], strings.Join(fields, " "), l.Kind})
+			shown = append(shown, fields[1])
 			if l.Kind == diff.Add {
 				added = append(added, fields[1])
 			}
 		}
 	}
-	owner := ""
+	var owner string
 	if known != nil {
 		owner = known.owner(rel, added)
 	} else {
-		for _, ml := range lines {
-			if strings.HasPrefix(rel, ml.module+"/") && moduleRoot(ml.module) && len(ml.module) > len(owner) {
-				owner = ml.module
-			}
-		}
+		owner = (&vendorList{}).owner(rel, shown) // the diff's lines alone
 	}
 	if owner == "" {
 		return false

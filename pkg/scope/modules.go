@@ -76,10 +76,11 @@ func VendorLists(d *diff.Diff) []string {
 }
 
 // owner is the module holding rel (a path under vendor/): the module the
-// base lists rel's package under; for a package the base does not list (one
-// the PR adds), the longest module path, of the base's and of those the diff
-// adds, that rel lies under. "" when none holds it.
-func (v *vendorList) owner(rel string, added []string) string {
+// list files rel's package under; for a package it does not list (one the
+// PR adds), the longest module path, of the list's and of more (those the
+// diff adds), that rel lies under and that can be a module root. "" when
+// none holds it.
+func (v *vendorList) owner(rel string, more []string) string {
 	if m, ok := v.packages[path.Dir(rel)]; ok {
 		return m
 	}
@@ -92,7 +93,7 @@ func (v *vendorList) owner(rel string, added []string) string {
 	for m := range v.modules {
 		consider(m)
 	}
-	for _, m := range added {
+	for _, m := range more {
 		consider(m)
 	}
 	return best

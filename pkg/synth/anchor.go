@@ -521,7 +521,7 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool,
 		var at []searchLine
 		a.strength = slices.Grow(a.strength[:0], len(ls))[:len(ls)]
 		strength := a.strength
-		best, longest := a.match(ls, q, q.variants, strength, false)
+		best, longest := matchLines(ls, q.variants, q.wholeLine, false, strength)
 		if best == noMatch {
 			var loose []string
 			for _, v := range q.variants {
@@ -529,7 +529,7 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool,
 					loose = append(loose, l)
 				}
 			}
-			best, longest = a.match(ls, q, loose, strength, true)
+			best, longest = matchLines(ls, loose, q.wholeLine, true, strength)
 		}
 		for i := range ls {
 			if best != noMatch && strength[i] == best && (best == quoteInLine || 2*len(ls[i].text) >= longest) {
@@ -569,10 +569,10 @@ func (a *anchorer) anchor(f *finding.Finding, df *diff.File, all []quote) (bool,
 	return true, slices.Compact(lines)
 }
 
-// match fills strength with how each line of ls matches q's variants
-// (matches), and returns the best strength and the longest line matched
-// as held in the quote.
-func (a *anchorer) match(ls []searchLine, q quote, variants []string, strength []int, loose bool) (best, longest int) {
+// matchLines fills strength with how each line of ls matches a quote's
+// variants (matches), and returns the best strength and the longest line
+// matched as held in the quote.
+func matchLines(ls []searchLine, variants []string, wholeLine, loose bool, strength []int) (best, longest int) {
 	clear(strength)
 	best = noMatch
 	frags := make([][]string, len(variants))
@@ -581,7 +581,7 @@ func (a *anchorer) match(ls []searchLine, q quote, variants []string, strength [
 	}
 	for i := range ls {
 		for j, v := range variants {
-			strength[i] = max(strength[i], matches(&ls[i], v, frags[j], q.wholeLine, loose))
+			strength[i] = max(strength[i], matches(&ls[i], v, frags[j], wholeLine, loose))
 		}
 		best = max(best, strength[i])
 		if strength[i] == lineInQuote {
