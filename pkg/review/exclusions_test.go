@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/anchor-review/anchor-review/pkg/github/githubtest"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +43,8 @@ type attack struct {
 	line       int
 	// exclude is the repository's exclude patterns.
 	exclude []string
+	// faults are the fake GitHub's, injected before the review.
+	faults []githubtest.Fault
 }
 
 // runAttack reviews a, with correctness reporting the planted line when
@@ -52,6 +56,7 @@ func runAttack(t *testing.T, a attack) review.Result {
 	for p, c := range a.base {
 		e.gh.SetContent(baseSHA, p, c)
 	}
+	e.gh.Inject(a.faults...)
 	e.model.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if r.Persona == llm.Validator {
 			return e.verdicts.reply(r)
@@ -131,7 +136,21 @@ func TestAttackVendoredHandEdit(t *testing.T) {
 		const p = "vendor/github.com/evil/x/x.go"
 		res := runAttack(t, attack{diff: addedFile(p, lines), base: base, head: map[string]string{p: joinLines(lines)}, file: p, line: 5})
 		wantReviewed(t, res, p)
-	}) // A line added to vendor/modules.txt for a path above the module
+	})
+	// The base's list cannot be read (the first read of it, the base's,
+	// answers 404): nothing says which module lib.go is in, so even a real
+	// bump of its module explains nothing, and the hand edit is reviewed.
+	t.Run("a bump, the base's list unreadable", func(t *testing.T) {
+		t.Parallel()
+		head := replaced(lib, 6, evil)
+		mods := "diff --git a/vendor/modules.txt b/vendor/modules.txt\nindex 1111111..2222222 100644\n--- a/vendor/modules.txt\n+++ b/vendor/modules.txt\n@@ -1,3 +1,3 @@\n-# github.com/acme/lib v1.0.0\n+# github.com/acme/lib v1.1.0\n ## explicit\n github.com/acme/lib\n"
+		res := runAttack(t, attack{diff: modifiedDiff("vendor/github.com/acme/lib/lib.go", lib, 6, evil) + mods, base: base,
+			head: map[string]string{"vendor/github.com/acme/lib/lib.go": joinLines(head), "vendor/modules.txt": strings.Replace(vendoredMod, "v1.0.0", "v1.1.0", 1)},
+			file: "vendor/github.com/acme/lib/lib.go", line: 6,
+			faults: []githubtest.Fault{{PathContains: "/contents/vendor/modules.txt", Status: http.StatusNotFound, Times: 1}}})
+		wantReviewed(t, res, "vendor/github.com/acme/lib/lib.go")
+	})
+	// A line added to vendor/modules.txt for a path above the module
 	// ("# github.com/acme/lib" is the module; the base's list says so)
 	// claims nothing, nor does a second line for the module itself.
 	for name, line := range map[string]string{"a module line above the file's module": "# github.com/acme v0.0.0",
