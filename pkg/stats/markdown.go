@@ -267,7 +267,7 @@ func (r *Report) notes(b *strings.Builder) {
 	}
 	if t.NotOurs > 0 {
 		fmt.Fprintf(b, "- %s of %s not counted: no anchor-review check run of ours on %s head names %s (another workflow posting as the same bot, or a copy): %s.\n",
-			plural(t.NotOurs, "report-shaped comment", "report-shaped comments"), r.text(r.BotLogin), map[bool]string{true: "its", false: "their"}[t.NotOurs == 1],
+			plural(t.NotOurs, "report-shaped comment"), r.text(r.BotLogin), map[bool]string{true: "its", false: "their"}[t.NotOurs == 1],
 			map[bool]string{true: "it", false: "them"}[t.NotOurs == 1], r.text(strings.Join(r.NotOurs, "; ")))
 		b.WriteString("- A pull request counts the newest report that is ours.\n")
 	}
@@ -315,15 +315,16 @@ func num(n int) string {
 	return string(out)
 }
 
-// plural is "1 noun" or "n nouns"; forms, when given, are the singular
-// and plural phrases to use instead.
-func plural(n int, noun string, forms ...string) string {
-	one, many := noun, noun+"s"
-	if strings.HasSuffix(noun, "y") {
-		many = strings.TrimSuffix(noun, "y") + "ies"
+// plural is "1 one" or "n ones" ("ies" for a final y); manyForm, when
+// given, is the plural phrase to use instead ("finding was", "findings
+// were").
+func plural(n int, one string, manyForm ...string) string {
+	many := one + "s"
+	if strings.HasSuffix(one, "y") {
+		many = strings.TrimSuffix(one, "y") + "ies"
 	}
-	if len(forms) == 2 {
-		one, many = forms[0], forms[1]
+	if len(manyForm) > 0 {
+		many = manyForm[0]
 	}
 	if n == 1 {
 		return "1 " + one

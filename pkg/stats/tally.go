@@ -61,7 +61,6 @@ func (t *tally) repository(full string, prs map[int]*pr) {
 		for _, why := range prs[n].ignored {
 			t.r.NotOurs = append(t.r.NotOurs, fmt.Sprintf("%s#%d: %s", full, n, why))
 		}
-		s.totals.NotOurs = len(prs[n].ignored)
 		if problem != "" {
 			s = newScope()
 			s.totals.PullRequests, s.totals.UnreadableReports = 1, 1
@@ -69,6 +68,7 @@ func (t *tally) repository(full string, prs map[int]*pr) {
 		} else {
 			t.cost += cost
 		}
+		s.totals.NotOurs = len(prs[n].ignored) // counted whatever became of the report beside them
 		rs.merge(s)
 		t.all.merge(s)
 	}

@@ -77,7 +77,15 @@ func TestNonFiniteCostRefused(t *testing.T) {
 	gh.AddPR(githubtest.PR{Number: 3, HeadSHA: sha('a')}) // within one report, too
 	gh.AddReport(3, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
 		Usage: []marker.Usage{{Name: "correctness", Reviews: 1, Cost: 0.125}, {Name: "security", Reviews: 1, Cost: 0.125}}}))
+	// A look-alike beside #2's unreadable report is still counted as one.
+	gh.AddComment(2, bot, metaBody(marker.Meta{HeadSHA: sha('f'), Verdict: "ready", Conclusion: "success", Reviews: 1}))
 	r := collect(t, gh)
+	if r.Totals.NotOurs != 1 || len(r.NotOurs) != 1 {
+		t.Errorf("not ours %d (%q); want #2's look-alike counted beside its unreadable report", r.Totals.NotOurs, r.NotOurs)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "2 reports were left out") || !strings.Contains(md, "1 report-shaped comment of") {
+		t.Errorf("markdown does not say 2 reports were left out and 1 look-alike:\n%s", md)
+	}
 	if r.Totals.UnreadableReports != 2 || r.Totals.Reviewed != 1 {
 		t.Fatalf("totals %+v; want PRs 2 and 3 left out", r.Totals)
 	}
