@@ -175,6 +175,7 @@ func choose(ctx context.Context, src Source, owner, name string, prs map[int]*pr
 		p := prs[n]
 		slices.SortStableFunc(p.candidates, func(a, b *reportSeen) int { return b.comment.UpdatedAt.Compare(a.comment.UpdatedAt) })
 		var unreadable, earlier *reportSeen
+		heads := map[string]bool{} // the heads this pull request's comments asked about
 		for _, c := range p.candidates {
 			switch {
 			case c.comment.UpdatedAt.Before(o.Since):
@@ -187,6 +188,13 @@ func choose(ctx context.Context, src Source, owner, name string, prs map[int]*pr
 				continue
 			}
 			head := c.meta.HeadSHA
+			if !heads[head] && len(heads) == skip.MaxHeadsAsked {
+				// As skip.LastReportComment: look-alikes naming ever new
+				// heads cost a listing each, so the search stops.
+				p.ignored = append(p.ignored, fmt.Sprintf("comments naming more than %d heads: the older ones not checked", skip.MaxHeadsAsked))
+				break
+			}
+			heads[head] = true
 			rs, ok := runs[head]
 			if !ok {
 				refs, err := src.CheckRunsOn(ctx, owner, name, head, marker.CheckName)

@@ -3,6 +3,8 @@ package stats
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/anchor-review/anchor-review/pkg/skip"
 	"math"
 	"net/http"
 	"slices"
@@ -432,5 +434,31 @@ func TestForgedReportsDoNotCount(t *testing.T) {
 	}
 	if lists != 2 {
 		t.Errorf("%d check-run listings; want 2 (heads aaaaaaa and fffffff, once each)", lists)
+	}
+}
+
+// TestLookAlikeHeadsBounded: report-shaped comments naming ever new heads
+// cost one check-run listing each, so a pull request's comments are checked
+// on skip.MaxHeadsAsked heads at most, as the review's own lookup is.
+func TestLookAlikeHeadsBounded(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	gh.AddPR(githubtest.PR{Number: 1, HeadSHA: sha('a')})
+	for i := range skip.MaxHeadsAsked + 5 {
+		head := fmt.Sprintf("%040x", i+1)
+		gh.AddComment(1, bot, metaBody(marker.Meta{HeadSHA: head, Verdict: "ready", Conclusion: "success", Reviews: 1}))
+	}
+	r := collect(t, gh)
+	lists := 0
+	for _, q := range gh.Requests() {
+		if strings.Contains(q.Path, "/check-runs") {
+			lists++
+		}
+	}
+	if lists != skip.MaxHeadsAsked {
+		t.Errorf("%d check-run listings; want %d", lists, skip.MaxHeadsAsked)
+	}
+	if r.Totals.Reviewed != 0 || !slices.ContainsFunc(r.NotOurs, func(s string) bool { return strings.Contains(s, "more than 10 heads") }) {
+		t.Errorf("totals %+v, not ours %q; want nothing counted and the bound named", r.Totals, r.NotOurs)
 	}
 }
