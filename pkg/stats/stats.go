@@ -119,9 +119,12 @@ type reportSeen struct {
 	err     error
 }
 
-// seen reports whether the pull request has a report of ours written in
-// the period, or one whose metadata does not parse.
-func (p *pr) seen() bool { return p.report != nil }
+// counted reports whether the pull request has a readable report of ours
+// written in the period: the pull requests whose figures count, and so
+// the only ones whose inline comments are worth reading.
+func (p *pr) counted(since time.Time) bool {
+	return p.report != nil && p.report.err == nil && !p.report.comment.UpdatedAt.Before(since)
+}
 
 // inlineSeen is one of our inline comments: its finding and its thumbs.
 type inlineSeen struct {
@@ -284,7 +287,7 @@ func read(ctx context.Context, src Source, owner, name string, o Options) (map[i
 	}
 	reports := 0
 	for _, p := range prs {
-		if p.seen() && p.report.err == nil && !p.report.comment.UpdatedAt.Before(o.Since) {
+		if p.counted(o.Since) {
 			reports++
 		}
 	}
@@ -293,9 +296,9 @@ func read(ctx context.Context, src Source, owner, name string, o Options) (map[i
 	// An inline comment older than the period on a pull request reviewed
 	// in it is not in the repository's listing: those pull requests are
 	// read whole below, and only the others take their comments from it.
-	readWhole := func(p *pr) bool { return p.seen() && p.summary.CreatedAt.Before(o.Since) }
+	readWhole := func(p *pr) bool { return p.counted(o.Since) && p.summary.CreatedAt.Before(o.Since) }
 	err = src.EachRepoReviewComment(ctx, owner, name, o.Since, func(c github.Comment) error {
-		if p := prs[c.Issue]; p != nil && p.seen() && !readWhole(p) {
+		if p := prs[c.Issue]; p != nil && p.counted(o.Since) && !readWhole(p) {
 			if ic, ok := ours(c, o.BotLogin); ok {
 				p.inline = append(p.inline, ic)
 			}

@@ -462,3 +462,38 @@ func TestLookAlikeHeadsBounded(t *testing.T) {
 		t.Errorf("totals %+v, not ours %q; want nothing counted and the bound named", r.Totals, r.NotOurs)
 	}
 }
+
+// TestOlderPullRequestsReadOnlyWhenCounted: a pull request opened before
+// the period is read whole (its inline comments are older than the
+// repository listing's window) only when its report counts: an unreadable
+// report costs no request for comments nobody will count.
+func TestOlderPullRequestsReadOnlyWhenCounted(t *testing.T) {
+	gh := githubtest.New()
+	defer gh.Close()
+	for n := 1; n <= 2; n++ {
+		gh.AddPR(githubtest.PR{Number: n, HeadSHA: sha('a')})
+	}
+	res, _ := reviewed(sha('a'))
+	gh.AddReport(1, bot, report.Comment(res, report.Options{}))
+	gh.AddReport(2, bot, metaBody(marker.Meta{HeadSHA: sha('a'), Verdict: "ready", Conclusion: "success", Reviews: 1,
+		Usage: []marker.Usage{{Name: "correctness", Reviews: 1, Cost: math.MaxFloat64}, {Name: "security", Reviews: 1, Cost: math.MaxFloat64}}}))
+	// The pull requests were opened at 2024-01-02 03:04:06 and :07; the
+	// reports later: a period from :10 has both reports, neither opening.
+	after := time.Date(2024, 1, 2, 3, 4, 10, 0, time.UTC)
+	r, err := Collect(context.Background(), client(t, gh), Options{Repos: []string{"octocat/Hello-World"}, BotLogin: bot, Since: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.Reviewed != 1 || r.Totals.UnreadableReports != 1 {
+		t.Fatalf("totals %+v; want #1 counted, #2 unreadable", r.Totals)
+	}
+	read := map[string]int{}
+	for _, q := range gh.Requests() {
+		if strings.HasSuffix(q.Path, "/comments") && strings.Contains(q.Path, "/pulls/") {
+			read[q.Path]++
+		}
+	}
+	if read["/repos/octocat/Hello-World/pulls/1/comments"] != 1 || read["/repos/octocat/Hello-World/pulls/2/comments"] != 0 {
+		t.Errorf("pull requests read whole: %v; want #1 once, #2 never", read)
+	}
+}
