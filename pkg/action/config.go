@@ -518,6 +518,10 @@ func SplitRepository(s string) (owner, repo string, ok bool) {
 	return owner, repo, true
 }
 
+// ValidOwner reports whether s has the shape of a GitHub owner (a user or
+// organization login), as SplitRepository checks it.
+func ValidOwner(s string) bool { return ownerName.MatchString(s) }
+
 // GitHub's character sets: an owner is 1-39 letters, digits and hyphens
 // (underscores appear in some enterprise logins); a repository 1-100
 // letters, digits, '-', '_' and '.'. Anything else ("../x", "r?x=1#")

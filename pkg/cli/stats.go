@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -99,9 +98,6 @@ Flags:`)
 	return statsWith(ctx, statsOptions{Factory: fac, Flags: f, Query: stats.Options{Repos: repos, Org: f.org, Limit: f.limit, Since: since, Until: now}})
 }
 
-// orgName is the shape of a GitHub organization or user login.
-var orgName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
-
 // repositories checks which repositories the flags name: --repo, each
 // OWNER/NAME once, or --org with its --limit.
 func (f statsFlags) repositories(limitSet bool) ([]string, error) {
@@ -112,8 +108,8 @@ func (f statsFlags) repositories(limitSet bool) ([]string, error) {
 		return nil, errors.New("name the repositories: --repo OWNER/NAME (repeatable) or --org OWNER")
 	case f.limit < 1 || f.limit > stats.MaxLimit:
 		return nil, fmt.Errorf("--limit %d is not within 1..%d", f.limit, stats.MaxLimit)
-	case f.org != "" && !orgName.MatchString(f.org):
-		return nil, fmt.Errorf("--org must be an organization's login, got %q", f.org)
+	case f.org != "" && !action.ValidOwner(f.org):
+		return nil, errors.New("--org must be an organization's login (letters, digits, '-' and '_', at most 39)")
 	case f.org == "" && limitSet:
 		return nil, errors.New("--limit goes with --org (with --repo, every repository named is read)")
 	case len(f.repos) > stats.MaxLimit:

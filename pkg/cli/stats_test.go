@@ -34,7 +34,7 @@ func TestStatsUsageErrors(t *testing.T) {
 		{[]string{"--repo", "a/b", "--org", "acme"}, "--repo and --org are exclusive"},
 		{[]string{"--repo", "a/b", "--repo", "c"}, `--repo must be OWNER/NAME, got "c"`},
 		{[]string{"--org", "acme", "--limit", "0"}, "--limit 0 is not within 1..1000"},
-		{[]string{"--org", "ac/me"}, `--org must be an organization's login, got "ac/me"`},
+		{[]string{"--org", "ac/me"}, `--org must be an organization's login (letters`},
 		{[]string{"--repo", "a/b", "--limit", "5"}, "--limit goes with --org"},
 	} {
 		var stdout, stderr bytes.Buffer
