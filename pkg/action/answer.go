@@ -120,16 +120,18 @@ func (a answerer) answer(ctx context.Context, info *github.PR) (StepOutputs, err
 
 // baseConfig is the run's configuration with the repository configuration
 // at the base applied (dismiss-by may be set there), read and validated as
-// a review reads it.
+// a review reads it. A repository without the file still gets the
+// organization's defaults (the config input): they are applied under an
+// empty file, as a review applies them.
 func (a answerer) baseConfig(ctx context.Context, info *github.PR) (Config, error) {
 	text, found, err := a.gh.FileContent(ctx, a.ev.Owner, a.ev.Repo, repoconfig.Path, info.BaseSHA)
 	if err != nil {
 		return a.c, fmt.Errorf("%w: read %s at the base: %w", ErrCannotRun, repoconfig.Path, err)
 	}
-	if !found {
-		return a.c, nil
+	if !found && a.c.Org == nil {
+		return a.c, nil // nothing to apply
 	}
-	f, err := repoconfig.Parse([]byte(text))
+	f, err := repoconfig.Parse([]byte(text)) // "" when absent: an empty file
 	if err == nil {
 		var c Config
 		if c, _, err = ApplyRepoConfig(a.c, f); err == nil {

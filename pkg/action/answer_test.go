@@ -315,3 +315,39 @@ func TestAnswerAtTheDismissalCap(t *testing.T) {
 		t.Fatalf("out %+v, %d dismissals; want the dismissal taken in the lapsed entry's place", out, len(m.Dismissals))
 	}
 }
+
+// TestAnswerTakesOrgDefaults: the organization's defaults (the config
+// input) decide who may answer a finding in a repository with no file of
+// its own, as they decide the review there: dismiss_by: nobody refuses a
+// dismissal that the input's default would take.
+func TestAnswerTakesOrgDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := LoadConfig(env(with(minimal(), "INPUT_CONFIG", "dismiss_by: nobody\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
+	srv.SetRole("maint", "write")
+	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
+	srv.AddReport(7, c.BotLogin, report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}, report.Options{}))
+	a := answerer{gh: gh, n: discard{}, logf: t.Logf, c: c,
+		ev: Event{Owner: "o", Repo: "r", PRNumber: 7, Commenter: "maint", Answer: &Answer{Verb: VerbDismiss, Words: finding.Fingerprint(f)[:6] + " intended"}}}
+	out, err := a.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Skipped || !strings.HasPrefix(out.SkipReason, "refused") {
+		t.Errorf("out %+v; want the dismissal refused: the organization's dismiss_by is nobody", out)
+	}
+	if m, err := marker.ParseReport(srv.Comments(7)[0].Body); err != nil || len(m.Dismissals) != 0 {
+		t.Errorf("dismissals %v (%v); want none recorded", m.Dismissals, err)
+	}
+}
