@@ -46,17 +46,19 @@ func configure(o *Options, cfg configRead, where string, d *diff.Diff) (*ConfigU
 		}
 		f = parsed
 	}
-	for _, p := range f.Personas {
-		use.CustomPersonas = append(use.CustomPersonas, p.Name)
-	}
 	if use.EditedByPR {
 		o.logf("scope: this pull request edits %s; the review uses the version at the %s", repoconfig.Path, where)
 	}
 	if o.Configure != nil {
+		// Configure may merge defaults (an organization's) into f: the
+		// custom personas listed below are the ones the review runs.
 		if err := o.Configure(o, f); err != nil {
 			return use, err
 		}
 		o.defaults()
+	}
+	for _, p := range f.Personas {
+		use.CustomPersonas = append(use.CustomPersonas, p.Name)
 	}
 	o.repo = *f
 	return use, nil

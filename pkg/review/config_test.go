@@ -3,6 +3,7 @@ package review_test
 import (
 	"context"
 	"errors"
+	"github.com/anchor-review/anchor-review/pkg/persona"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,31 @@ func TestRepoConfigAbsent(t *testing.T) {
 		if r.Persona == "testing" && r.Model != "gpt-configured" {
 			t.Errorf("testing ran on %q; want the model Configure set", r.Model)
 		}
+	}
+}
+
+// TestCoverageNamesMergedPersonas: the custom personas Coverage lists are
+// the ones the review runs: those Configure merges in (an organization's
+// defaults) included, not only the repository file's.
+func TestCoverageNamesMergedPersonas(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.addOrdersPR(t)
+	e.gh.SetContent(baseSHA, repoconfig.Path, baseConfig)
+	org, err := persona.NewCustom("org-rules", "Look for money amounts held as floats.", "", persona.When{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options()
+	o.Configure = func(o *review.Options, f *repoconfig.File) error {
+		f.Personas = append(f.Personas, org)
+		return nil
+	}
+	res, _, err := e.rv.ReviewPR(context.Background(), o)
+	if err != nil {
+		t.Fatalf("ReviewPR: %v", err)
+	}
+	if cu := res.Coverage.Config; cu == nil || !slices.Contains(cu.CustomPersonas, "org-rules") {
+		t.Errorf("Coverage.Config = %+v; want the merged org-rules listed", cu)
 	}
 }
