@@ -13,8 +13,7 @@ import (
 
 // readBase reads what the review takes from the BASE commit — the PR
 // cannot rewrite its own rules: the AGENTS.md / CLAUDE.md files that apply
-// to changed files, the .gitattributes linguist marks, and a changed
-// vendor/modules.txt's base version. One tree listing
+// to changed files, and the .gitattributes linguist marks. One tree listing
 // says which exist, so the cost is one request plus one per file present;
 // when the listing fails or is truncated, the standards candidates are
 // probed one by one, nearest the root first, at most maxStandardsProbes.
@@ -40,21 +39,7 @@ func (r *Reviewer) readBase(ctx context.Context, o Options, d *diff.Diff, baseSH
 				attrs = scope.ParseAttributes(text)
 			}
 		}
-		// A changed vendor/modules.txt says which vendored module a hand
-		// edit belongs to only against the base's list: one read each, and
-		// a list that cannot be read explains no vendored file.
-		for _, p := range scope.VendorLists(d) {
-			if !present[p] {
-				continue
-			}
-			text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
-			switch {
-			case err != nil:
-				o.logf("scope: %s unreadable at the base (%v); the vendored files it lists are reviewed", p, err)
-			case found:
-				base.AddVendorList(p, text)
-			}
-		}
+
 	} else {
 		if err != nil {
 			o.logf("scope: cannot list the base tree (%v); probing standards files one by one", err)
@@ -99,4 +84,27 @@ func baseOf(listed *scope.Base, pr *diff.Diff) *scope.Base {
 		}
 	}
 	return base
+}
+
+// readVendorLists reads, at the base, each vendor/modules.txt the pull
+// request (prDiff, its whole change: a list an earlier push changed counts)
+// changes and the base holds: a changed list says which vendored module a
+// hand edit belongs to only against the base's. One read each; a list that
+// cannot be read explains no vendored file.
+func (r *Reviewer) readVendorLists(ctx context.Context, o Options, base *scope.Base, prDiff *diff.Diff, baseSHA string) {
+	if base == nil {
+		return
+	}
+	for _, p := range scope.VendorLists(prDiff) {
+		if !base.Holds(p) {
+			continue
+		}
+		text, found, err := r.GitHub.FileContent(ctx, o.Owner, o.Repo, p, baseSHA)
+		switch {
+		case err != nil:
+			o.logf("scope: %s unreadable at the base (%v); the vendored files it lists are reviewed", p, err)
+		case found:
+			base.AddVendorList(p, text)
+		}
+	}
 }

@@ -100,6 +100,7 @@ func (r *Reviewer) ReviewPR(ctx context.Context, o Options) (Result, *PR, error)
 	}
 	standards, attrs, cfg, listed := r.readBase(ctx, o, d, info.BaseSHA)
 	base := baseOf(listed, prDiff)
+	r.readVendorLists(ctx, o, base, prDiff, info.BaseSHA)
 	use, err := configure(&o, cfg, "base commit", prDiff)
 	res.Coverage.Config = use
 	if err != nil {

@@ -58,6 +58,9 @@ func (b *Base) Add(paths ...string) {
 // hasFile reports whether the base holds the file at p.
 func (b *Base) hasFile(p string) bool { return b.files[p] }
 
+// Holds reports whether the base holds the file at p.
+func (b *Base) Holds(p string) bool { return b.hasFile(strings.Trim(p, "/")) }
+
 // hasDir reports whether the base holds any file under directory dir.
 func (b *Base) hasDir(dir string) bool {
 	_, ok := b.dirs[strings.Trim(dir, "/")]
