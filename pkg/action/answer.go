@@ -246,12 +246,9 @@ func (a answerer) decide(ctx context.Context, info *github.PR, found bool, m mar
 }
 
 // covers reports whether dismissal d answers the instance mf of its
-// problem: the same problem at two lines shares a fingerprint and an id,
-// and each instance is dismissed (and restored) on its own, as
-// review.ApplyDismissals applies them (the line it records).
-func covers(d marker.Dismissal, mf marker.Finding) bool {
-	return d.Applies() && d.Fingerprint == mf.Fingerprint && d.Line == max(mf.Line, 1)
-}
+// problem (marker.Dismissal.Covers, as review.ApplyDismissals applies
+// them).
+func covers(d marker.Dismissal, mf marker.Finding) bool { return d.Covers(mf.Fingerprint, mf.Line) }
 
 // pickInstance is the finding of m that a command naming id answers: of
 // the instances sharing the id, the first not yet dismissed (a restore:

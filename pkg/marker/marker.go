@@ -189,6 +189,14 @@ type Dismissal struct {
 // blocking set.
 func (d Dismissal) Applies() bool { return d.Lapsed == "" }
 
+// Covers reports whether d, applying, answers the instance of its problem
+// at line (a finding's line; 0 reads as 1) at the head it was dismissed
+// at: the same problem at two lines shares a fingerprint, and each
+// instance is dismissed on its own.
+func (d Dismissal) Covers(fingerprint string, line int) bool {
+	return d.Applies() && d.Fingerprint == fingerprint && d.Line == max(line, 1)
+}
+
 // LinesKey fingerprints the text of a finding's line and one line either
 // side (what its permalink shows), each trimmed of surrounding white
 // space: a push that moves the lines keeps the key, one that edits them

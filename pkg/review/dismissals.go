@@ -92,7 +92,7 @@ func (res *Result) dismissalOf(f finding.Finding, key func(finding.Finding) (str
 		if d.Head == res.HeadSHA {
 			// The head it was dismissed at: that line, and no other
 			// instance of the problem there.
-			if d.Line == max(f.Line, 1) {
+			if d.Covers(fp, f.Line) {
 				return i, true
 			}
 			continue
