@@ -390,8 +390,9 @@ const MaxMetaBytes = 49152
 
 // fit brings a line over MaxMetaBytes within it: first the dismissals'
 // display text (title, path, reviewer and reason are shown, never
-// matched: the fingerprint, head, line and lines decide), then the least
-// severe findings (the caller lists them last), which sets Truncated so
+// matched: the fingerprint, head, line and lines decide), then findings
+// from the end of the list (report.metaFindings lists the open ones by
+// severity, then the dismissed ones, so those go first), which sets Truncated so
 // the next run reviews the whole PR. What a person decided is never
 // dropped.
 func fit(m Meta, line string) string {
