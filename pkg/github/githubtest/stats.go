@@ -183,9 +183,10 @@ func (s *Server) AddOrgRepo(r Repo) {
 	s.orgRepos = append(s.orgRepos, r)
 }
 
-// listOrgRepos is GET /orgs/{org}/repos: sort (created, updated, pushed,
-// full_name; default created) and direction (default asc for full_name,
-// else desc), paged. Each entry is GitHub's repository example (the
+// listOrgRepos is GET /orgs/{org}/repos: sort pushed (by PushedAt) or
+// full_name (the fake's repositories carry no creation or update time, so
+// created, the default, and updated sort by name too) and direction
+// (default asc for full_name, else desc), paged. Each entry is GitHub's repository example (the
 // pull-request fixture's base repository) renamed.
 func (s *Server) listOrgRepos(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
