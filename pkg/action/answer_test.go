@@ -101,16 +101,7 @@ func (r *racingReport) IssueComments(ctx context.Context, owner, repo string, n 
 // on the new report and recorded in it.
 func TestAnswerRacingReview(t *testing.T) {
 	t.Parallel()
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := strings.Repeat("4", 40)
-	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
-	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
-	srv.SetRole("maint", "write")
+	srv, gh, head := answerPR(t, "package a\n\nfunc f() {}\n")
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	body := func(text string, fs ...finding.Finding) string {
 		r := review.Result{HeadSHA: head, Repo: "o/r", Findings: fs, Verdict: review.DecideVerdict(review.Result{Findings: fs}), Coverage: review.Coverage{}}
@@ -184,16 +175,7 @@ func (o *overwritingEdit) EditComment(ctx context.Context, owner, repo string, i
 // decided again on the report as it then is, so it is not lost.
 func TestAnswerLostUpdate(t *testing.T) {
 	t.Parallel()
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := strings.Repeat("4", 40)
-	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
-	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
-	srv.SetRole("maint", "write")
+	srv, gh, head := answerPR(t, "package a\n\nfunc f() {}\n")
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	first := report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}, report.Options{})
 	id := srv.AddReport(7, "github-actions[bot]", first)
@@ -226,16 +208,7 @@ func TestAnswerLostUpdate(t *testing.T) {
 // dismissed"), and the check then passes; a restore undoes one at a time.
 func TestAnswerRepeatedProblem(t *testing.T) {
 	t.Parallel()
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := strings.Repeat("4", 40)
-	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
-	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n\nfunc g() {}\n")
-	srv.SetRole("maint", "write")
+	srv, gh, head := answerPR(t, "package a\n\nfunc f() {}\n\nfunc g() {}\n")
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	g := f
 	g.Number, g.Line = 2, 5
@@ -279,16 +252,8 @@ func TestAnswerRepeatedProblem(t *testing.T) {
 // history must not leave a blocking finding no person can answer.
 func TestAnswerAtTheDismissalCap(t *testing.T) {
 	t.Parallel()
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, old := strings.Repeat("4", 40), strings.Repeat("3", 40)
-	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
-	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
-	srv.SetRole("maint", "write")
+	srv, gh, head := answerPR(t, "package a\n\nfunc f() {}\n")
+	old := strings.Repeat("3", 40)
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	r := review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}
 	for i := range marker.MaxDismissals {
@@ -326,16 +291,7 @@ func TestAnswerTakesOrgDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := githubtest.New()
-	t.Cleanup(srv.Close)
-	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := strings.Repeat("4", 40)
-	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
-	srv.SetContent(head, "a.go", "package a\n\nfunc f() {}\n")
-	srv.SetRole("maint", "write")
+	srv, gh, head := answerPR(t, "package a\n\nfunc f() {}\n")
 	f := finding.Finding{Number: 1, Title: "Exported func removed", Severity: finding.P1, File: "a.go", Line: 3, Confidence: 100, Reviewers: []string{"correctness"}}
 	srv.AddReport(7, c.BotLogin, report.Comment(review.Result{HeadSHA: head, Repo: "o/r", Findings: []finding.Finding{f}, Verdict: review.NotReady}, report.Options{}))
 	a := answerer{gh: gh, n: discard{}, logf: t.Logf, c: c,
@@ -350,4 +306,22 @@ func TestAnswerTakesOrgDefaults(t *testing.T) {
 	if m, err := marker.ParseReport(srv.Comments(7)[0].Body); err != nil || len(m.Dismissals) != 0 {
 		t.Errorf("dismissals %v (%v); want none recorded", m.Dismissals, err)
 	}
+}
+
+// answerPR is a fake GitHub holding pull request 7 (head 444..., authored
+// by author, its a.go at the head holding content) where maint has write
+// access, and a client of it.
+func answerPR(t *testing.T, content string) (*githubtest.Server, *github.Client, string) {
+	t.Helper()
+	srv := githubtest.New()
+	t.Cleanup(srv.Close)
+	gh, err := github.New(srv.HTTPClient(), srv.URL+"/", "t", github.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("4", 40)
+	srv.AddPR(githubtest.PR{Number: 7, Title: "t", HeadSHA: head, BaseSHA: strings.Repeat("0", 40), Author: "author"})
+	srv.SetContent(head, "a.go", content)
+	srv.SetRole("maint", "write")
+	return srv, gh, head
 }
