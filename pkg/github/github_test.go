@@ -692,13 +692,7 @@ func TestFileContent(t *testing.T) {
 			}
 		})
 	}
-	blobs := 0
-	for _, r := range srv.Requests() {
-		if strings.Contains(r.Path, "/git/blobs/") {
-			blobs++
-		}
-	}
-	if blobs != 1 {
+	if blobs := srv.CountRequests("/git/blobs/"); blobs != 1 {
 		t.Errorf("blob requests %d; want 1 (only the file over 1 MB)", blobs)
 	}
 }

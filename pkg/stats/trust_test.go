@@ -426,12 +426,7 @@ func TestForgedReportsDoNotCount(t *testing.T) {
 	if md := r.Markdown(); !strings.Contains(md, "3 report-shaped comments of github-actions\\[bot\\] not counted") {
 		t.Errorf("markdown:\n%s", md)
 	}
-	lists := 0
-	for _, q := range gh.Requests() {
-		if strings.Contains(q.Path, "/check-runs") {
-			lists++
-		}
-	}
+	lists := gh.CountRequests("/check-runs")
 	if lists != 2 {
 		t.Errorf("%d check-run listings; want 2 (heads aaaaaaa and fffffff, once each)", lists)
 	}
@@ -449,12 +444,7 @@ func TestLookAlikeHeadsBounded(t *testing.T) {
 		gh.AddComment(1, bot, metaBody(marker.Meta{HeadSHA: head, Verdict: "ready", Conclusion: "success", Reviews: 1}))
 	}
 	r := collect(t, gh)
-	lists := 0
-	for _, q := range gh.Requests() {
-		if strings.Contains(q.Path, "/check-runs") {
-			lists++
-		}
-	}
+	lists := gh.CountRequests("/check-runs")
 	if lists != skip.MaxHeadsAsked {
 		t.Errorf("%d check-run listings; want %d", lists, skip.MaxHeadsAsked)
 	}

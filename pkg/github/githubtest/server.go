@@ -312,6 +312,20 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// CountRequests is how many requests were served whose path contains
+// pathContains (the path after any /api/v3).
+func (s *Server) CountRequests(pathContains string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if strings.Contains(r.Path, pathContains) {
+			n++
+		}
+	}
+	return n
+}
+
 // Comments returns PR n's current issue comments (edits applied, deleted
 // ones gone), oldest first.
 func (s *Server) Comments(n int) []Comment {
